@@ -1,0 +1,1 @@
+"""Commands: placeholder module, filled by its feature."""

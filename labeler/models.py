@@ -1,0 +1,126 @@
+"""Small frozen value types that cross the boundaries between store, core and faces."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum
+
+
+class Grade(IntEnum):
+    """How well a chunk answers a question. "Unlabelled" is not a grade: it is ``None``."""
+
+    NOT_RELEVANT = 0
+    PARTIAL = 1
+    ANSWERS = 2
+
+    @property
+    def label(self) -> str:
+        return GRADE_LABELS[self]
+
+
+GRADE_LABELS = {
+    Grade.NOT_RELEVANT: "0 not relevant",
+    Grade.PARTIAL: "1 helps partly",
+    Grade.ANSWERS: "2 answers it",
+}
+
+
+def parse_grade(value: object) -> Grade:
+    """Turn 0/1/2 (an int or its string) into a Grade; anything else raises ValueError."""
+    text = "" if isinstance(value, bool) else str(value).strip()
+    if text in ("0", "1", "2"):
+        return Grade(int(text))
+    msg = f"expected 0, 1 or 2, got {value!r}"
+    raise ValueError(msg)
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    id: str
+    chunking: str
+    text: str
+    doc_id: str | None = None
+    title: str | None = None
+    start: int | None = None
+    end: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    id: str
+    text: str
+    reference_answer: str | None = None
+    tags: tuple[str, ...] = ()
+    origin: str = "human"
+    review_status: str = "accepted"
+    generator: str | None = None
+    source_chunk_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    question_id: str
+    chunk_id: str
+    chunking: str
+    reviewer: str
+    grade: Grade
+    note: str | None = None
+    updated_at: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One chunk in a question's pool, with what the reviewer needs to grade it.
+
+    ``sources`` says which retrievers found it and at what rank; the page hides it unless the
+    reviewer asks (blind pooling).
+    """
+
+    chunk: Chunk
+    my_grade: Grade | None = None
+    my_note: str | None = None
+    sources: tuple[str, ...] = ()
+    other_grades: tuple[tuple[str, Grade], ...] = field(default=())
+
+
+@dataclass(frozen=True, slots=True)
+class ImportReport:
+    """What an import did. Importing the same file twice reports only ``unchanged``."""
+
+    kind: str
+    path: str
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    skipped: int = 0
+    detail: str = ""
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.updated)
+
+    def summary(self) -> str:
+        if not self.changed:
+            text = f"{self.kind}: nothing changed ({self.unchanged} already present"
+            if self.skipped:
+                text += f", {self.skipped} skipped"
+            return text + ")"
+        parts = [f"{self.added} added", f"{self.updated} updated", f"{self.unchanged} unchanged"]
+        if self.skipped:
+            parts.append(f"{self.skipped} skipped")
+        text = f"{self.kind}: " + ", ".join(parts)
+        if self.detail:
+            text += f" ({self.detail})"
+        return text
+
+
+__all__ = [
+    "GRADE_LABELS",
+    "Candidate",
+    "Chunk",
+    "Grade",
+    "ImportReport",
+    "Label",
+    "Question",
+    "parse_grade",
+]

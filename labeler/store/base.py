@@ -1,0 +1,111 @@
+"""The connection: one per Store, WAL, a busy timeout, and write transactions that take the lock
+up front.
+
+Streamlit runs every rerun on a new thread, so a Store is opened per rerun (cheap for SQLite) and
+never shared between threads. ``BEGIN IMMEDIATE`` makes two writers queue on the busy timeout
+instead of one failing on a read-to-write lock upgrade: two reviewers never lose a write.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import sqlite3
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import sqlite_utils
+
+BUSY_TIMEOUT_S = 30.0
+
+
+def now() -> str:
+    """UTC timestamp, ISO 8601 with microseconds: sorts as text and compares across machines."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
+class StoreBase:
+    """Opens the database, applies migrations, and hands out transactions."""
+
+    def __init__(self, path: str | Path, *, migrate: bool = True) -> None:
+        self.path = Path(path)
+        in_memory = str(path) == ":memory:"
+        if not in_memory and self.path.parent and not self.path.parent.exists():
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(
+            str(path), timeout=BUSY_TIMEOUT_S, check_same_thread=False, isolation_level=None
+        )
+        self.db = sqlite_utils.Database(conn, execute_plugins=False)
+        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+        conn.execute("PRAGMA foreign_keys = ON")
+        if not in_memory and self.db.journal_mode != "wal":
+            self.db.enable_wal()
+        conn.execute("PRAGMA synchronous = NORMAL")
+        if migrate:
+            from labeler.store.schema import migrations
+
+            if migrations.pending(self.db):
+                with self.write():
+                    migrations.apply(self.db)
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        return self.db.conn
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> StoreBase:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction, taking the write lock at BEGIN; nested calls join the outer one.
+
+        Everything inside commits together or not at all: an import that fails on line 900 000
+        leaves the database as it was.
+        """
+        if self.conn.in_transaction:
+            with self.db.atomic():
+                yield self.conn
+            return
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.conn
+        except BaseException:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            raise
+        else:
+            self.conn.execute("COMMIT")
+
+    def query(self, sql: str, params: tuple | list | dict = ()) -> list[sqlite3.Row]:
+        cursor = self.conn.execute(sql, params)
+        columns = [c[0] for c in cursor.description or ()]
+        return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+
+    def scalar(self, sql: str, params: tuple | list | dict = ()) -> object:
+        row = self.conn.execute(sql, params).fetchone()
+        return None if row is None else row[0]
+
+    # settings -------------------------------------------------------------------------------
+
+    def get_setting(self, key: str, default: str | None = None) -> str | None:
+        value = self.scalar("SELECT value FROM settings WHERE key = ?", (key,))
+        return default if value is None else str(value)
+
+    def set_setting(self, key: str, value: str) -> None:
+        with self.write() as conn:
+            conn.execute(
+                "INSERT INTO settings (key, value) VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )

@@ -1,0 +1,216 @@
+"""Documents, chunkings, chunks and the full-text index over them."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+
+from labeler.config import DEFAULT_CHUNKING
+from labeler.models import Chunk
+from labeler.store.base import StoreBase, now, text_hash
+
+# Words that carry no signal for BM25 over questions ("how do I ...").
+STOP_WORDS = frozenset(
+    (
+        "a an and are as at be but by can could did do does for from had has have how i if in"
+        " into is it its me my of on or our should so than that the their them then there"
+        " these they this to was we were what when where which who whom why will with would"
+        " you your"
+    ).split()
+)
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+
+CHUNK_COLUMNS = ("id", "doc_id", "title", "text", "start", "end", "metadata")
+
+
+def fts_terms(text: str) -> list[str]:
+    """The distinct lower-cased words of ``text`` that are worth searching for, in order."""
+    seen: dict[str, None] = {}
+    for token in _TOKEN.findall(text.lower()):
+        if token not in STOP_WORDS and token not in seen:
+            seen[token] = None
+    return list(seen)
+
+
+def fts_query(terms: Sequence[str], *, any_term: bool) -> str:
+    """An FTS5 query with every term quoted, so user text can never be read as FTS syntax."""
+    quoted = ['"' + t.replace('"', '""') + '"' for t in terms]
+    return (" OR " if any_term else " ").join(quoted)
+
+
+def _row_to_chunk(row: dict) -> Chunk:
+    return Chunk(
+        id=row["id"],
+        chunking=row["chunking"],
+        text=row["text"],
+        doc_id=row["doc_id"],
+        title=row["title"],
+        start=row["start"],
+        end=row["end"],
+    )
+
+
+class CorpusStore(StoreBase):
+    # chunkings -------------------------------------------------------------------------------
+
+    def ensure_chunking(self, name: str, *, source: str | None = None) -> bool:
+        """Create the chunking if new; the first one becomes the current chunking."""
+        with self.write() as conn:
+            cursor = conn.execute(
+                "INSERT OR IGNORE INTO chunkings (name, created_at, source) VALUES (?, ?, ?)",
+                (name, now(), source),
+            )
+            if self.get_setting("current_chunking") is None:
+                self.set_setting("current_chunking", name)
+            return cursor.rowcount > 0
+
+    def chunkings(self) -> list[dict]:
+        return self.query(
+            "SELECT c.name, c.created_at, c.source, "
+            "(SELECT count(*) FROM chunks WHERE chunking = c.name) AS chunks "
+            "FROM chunkings c ORDER BY c.created_at"
+        )
+
+    def current_chunking(self) -> str:
+        return self.get_setting("current_chunking") or DEFAULT_CHUNKING
+
+    def set_current_chunking(self, name: str) -> None:
+        from labeler.errors import NotFoundError
+
+        if self.scalar("SELECT 1 FROM chunkings WHERE name = ?", (name,)) is None:
+            msg = f"no chunking named {name!r}; known: {[c['name'] for c in self.chunkings()]}"
+            raise NotFoundError(msg)
+        self.set_setting("current_chunking", name)
+
+    # documents -------------------------------------------------------------------------------
+
+    def upsert_documents(self, rows: Iterable[dict]) -> tuple[int, int]:
+        """Insert new documents and update changed ones; returns (added, updated)."""
+        stamp = now()
+        batch = [
+            (r["id"], r.get("title"), r.get("source"), r["text"], text_hash(r["text"]), stamp)
+            for r in rows
+        ]
+        with self.write() as conn:
+            added = conn.executemany(
+                "INSERT OR IGNORE INTO documents (id, title, source, text, content_hash,"
+                " imported_at) VALUES (?, ?, ?, ?, ?, ?)",
+                batch,
+            ).rowcount
+            updated = conn.executemany(
+                "UPDATE documents SET title = ?2, source = ?3, text = ?4, content_hash = ?5,"
+                " imported_at = ?6 WHERE id = ?1 AND (content_hash IS NOT ?5 OR title IS NOT ?2)",
+                batch,
+            ).rowcount
+        return added, updated
+
+    def get_document(self, doc_id: str) -> dict | None:
+        rows = self.query("SELECT id, title, source, text FROM documents WHERE id = ?", (doc_id,))
+        return rows[0] if rows else None
+
+    # chunks ----------------------------------------------------------------------------------
+
+    def upsert_chunks(self, chunking: str, rows: Sequence[dict]) -> tuple[int, int]:
+        """Insert new chunks and update changed ones (text, title, offsets, metadata).
+
+        Returns (added, updated); the rest were already there unchanged. The full-text index
+        follows through triggers, so it can never disagree with the table.
+        """
+        batch = []
+        for r in rows:
+            metadata = r.get("metadata")
+            if metadata is not None and not isinstance(metadata, str):
+                metadata = json.dumps(metadata, ensure_ascii=False, sort_keys=True)
+            batch.append(
+                (
+                    chunking,
+                    r["id"],
+                    r.get("doc_id"),
+                    r.get("title"),
+                    r["text"],
+                    r.get("start"),
+                    r.get("end"),
+                    metadata,
+                    text_hash(r["text"]),
+                )
+            )
+        with self.write() as conn:
+            added = conn.executemany(
+                'INSERT OR IGNORE INTO chunks (chunking, id, doc_id, title, text, start, "end",'
+                " metadata, text_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                batch,
+            ).rowcount
+            updated = conn.executemany(
+                "UPDATE chunks SET doc_id = ?3, title = ?4, text = ?5, start = ?6,"
+                ' "end" = ?7, metadata = ?8, text_hash = ?9'
+                " WHERE chunking = ?1 AND id = ?2 AND (text_hash IS NOT ?9 OR doc_id IS NOT ?3"
+                ' OR title IS NOT ?4 OR start IS NOT ?6 OR "end" IS NOT ?7 OR metadata IS NOT ?8)',
+                batch,
+            ).rowcount
+        return added, updated
+
+    def get_chunk(self, chunking: str, chunk_id: str) -> Chunk | None:
+        found = self.get_chunks(chunking, [chunk_id])
+        return found.get(chunk_id)
+
+    def get_chunks(self, chunking: str, chunk_ids: Sequence[str]) -> dict[str, Chunk]:
+        if not chunk_ids:
+            return {}
+        rows = self.query(
+            'SELECT id, chunking, doc_id, title, text, start, "end" FROM chunks'
+            " WHERE chunking = ? AND id IN (SELECT value FROM json_each(?))",
+            (chunking, json.dumps(list(chunk_ids))),
+        )
+        return {row["id"]: _row_to_chunk(row) for row in rows}
+
+    def count_chunks(self, chunking: str | None = None) -> int:
+        if chunking is None:
+            return int(self.scalar("SELECT count(*) FROM chunks"))
+        return int(self.scalar("SELECT count(*) FROM chunks WHERE chunking = ?", (chunking,)))
+
+    def neighbours(self, chunk: Chunk, *, before: int = 1, after: int = 1) -> list[Chunk]:
+        """The chunks around ``chunk`` in its document, in document order (itself included)."""
+        if chunk.doc_id is None:
+            return [chunk]
+        rows = self.query(
+            'SELECT id, chunking, doc_id, title, text, start, "end" FROM chunks'
+            " WHERE chunking = ? AND doc_id = ? ORDER BY start, pk",
+            (chunk.chunking, chunk.doc_id),
+        )
+        ids = [r["id"] for r in rows]
+        if chunk.id not in ids:
+            return [chunk]
+        at = ids.index(chunk.id)
+        return [_row_to_chunk(r) for r in rows[max(0, at - before) : at + after + 1]]
+
+    # full-text search ------------------------------------------------------------------------
+
+    def search_chunks(
+        self, chunking: str, text: str, *, limit: int = 10, any_term: bool = False
+    ) -> list[Chunk]:
+        """BM25 over title and text (FTS5), best first; ties by chunk id for a stable order.
+
+        ``any_term`` matches chunks holding any of the words (for pooling on a question);
+        otherwise all of them (the search box), falling back to any when nothing holds all.
+        """
+        terms = fts_terms(text)
+        if not terms:
+            return []
+        rows = self._search(chunking, fts_query(terms, any_term=any_term), limit)
+        if not rows and not any_term and len(terms) > 1:
+            rows = self._search(chunking, fts_query(terms, any_term=True), limit)
+        return [_row_to_chunk(r) for r in rows]
+
+    def _search(self, chunking: str, match: str, limit: int) -> list[dict]:
+        # The chunking column narrows the match to one chunking; the join re-checks it exactly.
+        # bm25 weights: chunking 0, a title hit counts half a text hit.
+        name = chunking.replace('"', '""')
+        scoped = f'chunking : "{name}" AND {{title text}} : ({match})'
+        return self.query(
+            'SELECT c.id, c.chunking, c.doc_id, c.title, c.text, c.start, c."end"'
+            " FROM chunks_fts JOIN chunks c ON c.pk = chunks_fts.rowid"
+            " WHERE chunks_fts MATCH ? AND c.chunking = ?"
+            " ORDER BY bm25(chunks_fts, 0.0, 0.5, 1.0), c.id LIMIT ?",
+            (scoped, chunking, limit),
+        )

@@ -1,0 +1,151 @@
+"""Questions, their tags, and the queue of work for a reviewer."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from labeler.models import Question
+from labeler.store.base import StoreBase, now
+
+QUESTION_FIELDS = (
+    "text",
+    "reference_answer",
+    "tags",
+    "origin",
+    "generator",
+    "source_chunk_ids",
+    "review_status",
+)
+
+
+def _row_to_question(row: dict) -> Question:
+    return Question(
+        id=row["id"],
+        text=row["text"],
+        reference_answer=row["reference_answer"],
+        tags=tuple(json.loads(row["tags"])),
+        origin=row["origin"],
+        review_status=row["review_status"],
+        generator=row["generator"],
+        source_chunk_ids=tuple(json.loads(row["source_chunk_ids"])),
+    )
+
+
+def _stored_values(row: dict) -> dict:
+    """A question row as the columns hold it, defaults filled in."""
+    origin = row.get("origin", "human")
+    return {
+        "text": row["text"],
+        "reference_answer": row.get("reference_answer"),
+        "tags": json.dumps(sorted(set(row.get("tags") or ())), ensure_ascii=False),
+        "origin": origin,
+        "generator": row.get("generator"),
+        "source_chunk_ids": json.dumps(list(row.get("source_chunk_ids") or ())),
+        "review_status": row.get(
+            "review_status", "pending" if origin == "generated" else "accepted"
+        ),
+    }
+
+
+class QuestionStore(StoreBase):
+    def upsert_questions(self, rows: Sequence[dict]) -> tuple[int, int]:
+        """Insert new questions, update changed ones; returns (added, updated).
+
+        A row holds ``id``, ``text`` and any of QUESTION_FIELDS (tags and source chunk ids as
+        lists). On update only the fields a row names are compared and written, so a file
+        without reference answers does not erase the ones already stored.
+        """
+        stamp = now()
+        added = updated = 0
+        with self.write() as conn:
+            for row in rows:
+                values = _stored_values(row)
+                old = conn.execute(
+                    "SELECT " + ", ".join(QUESTION_FIELDS) + " FROM questions WHERE id = ?",
+                    (row["id"],),
+                ).fetchone()
+                if old is None:
+                    conn.execute(
+                        "INSERT INTO questions (id, " + ", ".join(QUESTION_FIELDS) + ","
+                        " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (row["id"], *values.values(), stamp, stamp),
+                    )
+                    added += 1
+                else:
+                    stored = dict(zip(QUESTION_FIELDS, old, strict=True))
+                    new = {k: v for k, v in values.items() if k in row and stored[k] != v}
+                    if not new:
+                        continue
+                    assignments = ", ".join(f"{k} = ?" for k in new)
+                    conn.execute(
+                        f"UPDATE questions SET {assignments}, updated_at = ? WHERE id = ?",
+                        (*new.values(), stamp, row["id"]),
+                    )
+                    updated += 1
+                    if "tags" not in new:
+                        continue
+                    conn.execute("DELETE FROM question_tags WHERE question_id = ?", (row["id"],))
+                conn.executemany(
+                    "INSERT INTO question_tags (tag, question_id) VALUES (?, ?)",
+                    [(tag, row["id"]) for tag in json.loads(values["tags"])],
+                )
+        return added, updated
+
+    def get_question(self, question_id: str) -> Question | None:
+        rows = self.query("SELECT * FROM questions WHERE id = ?", (question_id,))
+        return _row_to_question(rows[0]) if rows else None
+
+    def question_ids(self) -> list[str]:
+        return [r[0] for r in self.conn.execute("SELECT id FROM questions ORDER BY id")]
+
+    def count_questions(self) -> int:
+        return int(self.scalar("SELECT count(*) FROM questions"))
+
+    def all_tags(self) -> list[tuple[str, int]]:
+        return [
+            (r[0], r[1])
+            for r in self.conn.execute(
+                "SELECT tag, count(*) FROM question_tags GROUP BY tag ORDER BY tag"
+            )
+        ]
+
+    def queue(
+        self,
+        chunking: str,
+        reviewer: str,
+        *,
+        tag: str | None = None,
+        include_done: bool = True,
+    ) -> list[dict]:
+        """The reviewer's work list: ungraded first, then partly graded, then done; by id.
+
+        Only accepted questions are graded; generated ones wait for review first. Each row
+        says ``state``: ``todo``, ``started``, ``skipped`` or ``done``.
+        """
+        rows = self.query(
+            """
+            SELECT q.id, q.text,
+                CASE
+                    WHEN p.complete = 1 THEN 'done'
+                    WHEN m.skipped = 1 THEN 'skipped'
+                    WHEN coalesce(p.graded, 0) > 0 THEN 'started'
+                    ELSE 'todo'
+                END AS state,
+                coalesce(p.graded, 0) AS graded, p.pool_size AS pool_size
+            FROM questions q
+            LEFT JOIN progress p
+                ON p.question_id = q.id AND p.chunking = :chunking AND p.reviewer = :reviewer
+            LEFT JOIN question_marks m
+                ON m.question_id = q.id AND m.chunking = :chunking AND m.reviewer = :reviewer
+            WHERE q.review_status = 'accepted'
+              AND (:tag IS NULL
+                   OR q.id IN (SELECT question_id FROM question_tags WHERE tag = :tag))
+            ORDER BY CASE state WHEN 'started' THEN 0 WHEN 'todo' THEN 1
+                                WHEN 'skipped' THEN 2 ELSE 3 END, q.id
+            """,
+            {"chunking": chunking, "reviewer": reviewer, "tag": tag},
+        )
+        if not include_done:
+            rows = [r for r in rows if r["state"] != "done"]
+        return rows

@@ -1,0 +1,197 @@
+"""The schema, as numbered migrations: every change to it is a new function at the bottom.
+
+Applied by ``Store`` when it opens a database, so an old file is brought up to date in place.
+"""
+
+from __future__ import annotations
+
+import sqlite_utils
+
+migrations = sqlite_utils.Migrations("labeler")
+
+
+@migrations(name="0001_initial")
+def initial(db: sqlite_utils.Database) -> None:
+    db.executescript(
+        """
+        CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT);
+
+        CREATE TABLE documents (
+            id TEXT PRIMARY KEY,
+            title TEXT,
+            source TEXT,
+            text TEXT,
+            content_hash TEXT,
+            imported_at TEXT NOT NULL
+        );
+
+        CREATE TABLE chunkings (
+            name TEXT PRIMARY KEY,
+            created_at TEXT NOT NULL,
+            source TEXT,
+            description TEXT
+        );
+
+        -- pk is the FTS rowid; id is the id the user's retriever returns, unique per chunking.
+        CREATE TABLE chunks (
+            pk INTEGER PRIMARY KEY,
+            chunking TEXT NOT NULL REFERENCES chunkings(name),
+            id TEXT NOT NULL,
+            doc_id TEXT,
+            title TEXT,
+            text TEXT NOT NULL,
+            start INTEGER,
+            "end" INTEGER,
+            metadata TEXT,
+            text_hash TEXT NOT NULL,
+            UNIQUE (chunking, id)
+        );
+        CREATE INDEX chunks_by_doc ON chunks (chunking, doc_id, start);
+
+        -- chunking is indexed too, so a search in one chunking is a MATCH, not a filter.
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(
+            chunking, title, text, content='chunks', content_rowid='pk',
+            tokenize='porter unicode61 remove_diacritics 2'
+        );
+        CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN
+            INSERT INTO chunks_fts (rowid, chunking, title, text)
+            VALUES (new.pk, new.chunking, new.title, new.text);
+        END;
+        CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
+            INSERT INTO chunks_fts (chunks_fts, rowid, chunking, title, text)
+            VALUES ('delete', old.pk, old.chunking, old.title, old.text);
+        END;
+        CREATE TRIGGER chunks_fts_update AFTER UPDATE OF chunking, title, text ON chunks BEGIN
+            INSERT INTO chunks_fts (chunks_fts, rowid, chunking, title, text)
+            VALUES ('delete', old.pk, old.chunking, old.title, old.text);
+            INSERT INTO chunks_fts (rowid, chunking, title, text)
+            VALUES (new.pk, new.chunking, new.title, new.text);
+        END;
+
+        CREATE TABLE questions (
+            id TEXT PRIMARY KEY,
+            text TEXT NOT NULL,
+            reference_answer TEXT,
+            tags TEXT NOT NULL DEFAULT '[]',
+            origin TEXT NOT NULL DEFAULT 'human' CHECK (origin IN ('human', 'generated')),
+            generator TEXT,
+            source_chunk_ids TEXT NOT NULL DEFAULT '[]',
+            review_status TEXT NOT NULL DEFAULT 'accepted'
+                CHECK (review_status IN ('pending', 'accepted', 'rejected')),
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        CREATE TABLE question_tags (
+            tag TEXT NOT NULL,
+            question_id TEXT NOT NULL REFERENCES questions(id),
+            PRIMARY KEY (tag, question_id)
+        ) WITHOUT ROWID;
+
+        CREATE TABLE runs (
+            name TEXT PRIMARY KEY,
+            chunking TEXT NOT NULL,
+            source TEXT,
+            results INTEGER NOT NULL,
+            imported_at TEXT NOT NULL
+        );
+        -- position is the 1-based place in the run's own order (its rank column, else file order).
+        CREATE TABLE run_results (
+            question_id TEXT NOT NULL,
+            run TEXT NOT NULL REFERENCES runs(name),
+            chunk_id TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            rank INTEGER,
+            score REAL,
+            PRIMARY KEY (question_id, run, chunk_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX run_results_by_run ON run_results (run);
+
+        CREATE TABLE labels (
+            question_id TEXT NOT NULL,
+            chunking TEXT NOT NULL,
+            chunk_id TEXT NOT NULL,
+            reviewer TEXT NOT NULL,
+            grade INTEGER NOT NULL CHECK (grade IN (0, 1, 2)),
+            note TEXT,
+            passage_text TEXT,
+            doc_id TEXT,
+            start INTEGER,
+            "end" INTEGER,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            PRIMARY KEY (question_id, chunking, chunk_id, reviewer)
+        ) WITHOUT ROWID;
+        CREATE INDEX labels_by_reviewer ON labels (reviewer, updated_at);
+
+        -- Question-level verdicts of one reviewer: unanswerable (a label too) and skipped.
+        CREATE TABLE question_marks (
+            question_id TEXT NOT NULL,
+            chunking TEXT NOT NULL,
+            reviewer TEXT NOT NULL,
+            unanswerable INTEGER NOT NULL DEFAULT 0,
+            skipped INTEGER NOT NULL DEFAULT 0,
+            updated_at TEXT NOT NULL,
+            PRIMARY KEY (question_id, chunking, reviewer)
+        ) WITHOUT ROWID;
+
+        -- Append-only: every change to a label or a mark, with who and when.
+        CREATE TABLE label_events (
+            id INTEGER PRIMARY KEY,
+            question_id TEXT NOT NULL,
+            chunking TEXT NOT NULL,
+            chunk_id TEXT,
+            reviewer TEXT NOT NULL,
+            action TEXT NOT NULL,
+            old_grade INTEGER,
+            new_grade INTEGER,
+            note TEXT,
+            at TEXT NOT NULL
+        );
+        CREATE INDEX label_events_by_question ON label_events (question_id, chunking);
+        CREATE TRIGGER label_events_no_update BEFORE UPDATE ON label_events BEGIN
+            SELECT RAISE(ABORT, 'label_events is append-only');
+        END;
+        CREATE TRIGGER label_events_no_delete BEFORE DELETE ON label_events BEGIN
+            SELECT RAISE(ABORT, 'label_events is append-only');
+        END;
+
+        -- Chunks added to a question's pool by hand (search box), by a generator, or suggested.
+        CREATE TABLE pool_additions (
+            question_id TEXT NOT NULL,
+            chunking TEXT NOT NULL,
+            chunk_id TEXT NOT NULL,
+            source TEXT NOT NULL,
+            added_by TEXT,
+            added_at TEXT NOT NULL,
+            PRIMARY KEY (question_id, chunking, chunk_id)
+        ) WITHOUT ROWID;
+
+        -- The built-in full-text search's top results for a question, computed once per text.
+        CREATE TABLE pool_fts (
+            question_id TEXT NOT NULL,
+            chunking TEXT NOT NULL,
+            chunk_id TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            PRIMARY KEY (question_id, chunking, chunk_id)
+        ) WITHOUT ROWID;
+        CREATE TABLE pool_fts_state (
+            question_id TEXT NOT NULL,
+            chunking TEXT NOT NULL,
+            query_hash TEXT NOT NULL,
+            PRIMARY KEY (question_id, chunking)
+        ) WITHOUT ROWID;
+
+        -- Kept current by the labelling core after every grade, so progress is one cheap count.
+        -- reviewer '*' holds the state for everyone together.
+        CREATE TABLE progress (
+            question_id TEXT NOT NULL,
+            chunking TEXT NOT NULL,
+            reviewer TEXT NOT NULL,
+            pool_size INTEGER NOT NULL,
+            graded INTEGER NOT NULL,
+            complete INTEGER NOT NULL,
+            updated_at TEXT NOT NULL,
+            PRIMARY KEY (chunking, reviewer, question_id)
+        ) WITHOUT ROWID;
+        """
+    )
