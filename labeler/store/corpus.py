@@ -148,7 +148,13 @@ class CorpusStore(StoreBase):
                 ' OR title IS NOT ?4 OR start IS NOT ?6 OR "end" IS NOT ?7 OR metadata IS NOT ?8)',
                 batch,
             ).rowcount
+            if added or updated:
+                self.set_setting(f"chunks_revision:{chunking}", now())
         return added, updated
+
+    def chunks_revision(self, chunking: str) -> str:
+        """Changes whenever the chunking's chunks change, so cached searches know to rerun."""
+        return self.get_setting(f"chunks_revision:{chunking}", "")
 
     def get_chunk(self, chunking: str, chunk_id: str) -> Chunk | None:
         found = self.get_chunks(chunking, [chunk_id])

@@ -281,6 +281,18 @@ class LabelStore(StoreBase):
                 ],
             )
 
+    def question_progress(
+        self, question_id: str, chunking: str
+    ) -> dict[str, tuple[int, int, bool]]:
+        return {
+            reviewer: (size, graded, bool(done))
+            for reviewer, size, graded, done in self.conn.execute(
+                "SELECT reviewer, pool_size, graded, complete FROM progress"
+                " WHERE question_id = ? AND chunking = ?",
+                (question_id, chunking),
+            )
+        }
+
     def progress_counts(self, chunking: str, reviewer: str | None) -> dict[str, int]:
         """Questions fully graded by ``reviewer`` (and by everyone), out of accepted questions."""
         total = int(self.scalar("SELECT count(*) FROM questions WHERE review_status = 'accepted'"))

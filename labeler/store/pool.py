@@ -8,12 +8,10 @@ from labeler.store.base import StoreBase, now
 
 
 class PoolStore(StoreBase):
-    def pool_sources(
-        self, question_id: str, chunking: str, depth: int
-    ) -> list[tuple[str, str, int | None]]:
+    def pool_sources(self, question_id: str, chunking: str) -> list[tuple[str, str, int | None]]:
         """Every (chunk id, source, position) that puts a chunk in the question's pool.
 
-        Sources: each run's top ``depth`` (source = the run's name), the built-in full-text
+        Sources: each run's top ``pool_depth`` (source = the run's name), the built-in full-text
         search (``search:bm25``), chunks added by hand or by a generator (``added:<how>``), and
         chunks someone already labelled (``labelled``).
         """
@@ -23,7 +21,7 @@ class PoolStore(StoreBase):
                 """
                 SELECT r.chunk_id, r.run, r.position FROM run_results r
                 JOIN runs ON runs.name = r.run AND runs.chunking = :chunking
-                WHERE r.question_id = :q AND r.position <= :depth
+                WHERE r.question_id = :q AND r.position <= runs.pool_depth
                 UNION ALL
                 SELECT chunk_id, 'search:bm25', position FROM pool_fts
                 WHERE question_id = :q AND chunking = :chunking
@@ -34,7 +32,7 @@ class PoolStore(StoreBase):
                 SELECT DISTINCT chunk_id, 'labelled', NULL FROM labels
                 WHERE question_id = :q AND chunking = :chunking
                 """,
-                {"q": question_id, "chunking": chunking, "depth": depth},
+                {"q": question_id, "chunking": chunking},
             )
         ]
 

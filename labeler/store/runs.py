@@ -60,7 +60,9 @@ class RunStore(StoreBase):
             ],
         )
 
-    def merge_staged_results(self, name: str, chunking: str, source: str) -> tuple[int, int, int]:
+    def merge_staged_results(
+        self, name: str, chunking: str, source: str, *, pool_depth: int = 10
+    ) -> tuple[int, int, int]:
         """Replace run ``name`` with the staged lines; returns (added, updated, unchanged).
 
         A result's position is its place in the question's list: by rank when the file gives
@@ -96,16 +98,19 @@ class RunStore(StoreBase):
             )
             total = self.scalar("SELECT count(*) FROM new_results")
             old_total = self.scalar("SELECT count(*) FROM run_results WHERE run = ?", (name,))
-            old_chunking = self.scalar("SELECT chunking FROM runs WHERE name = ?", (name,))
-            if unchanged == total == old_total and old_chunking == chunking:
+            old = self.conn.execute(
+                "SELECT chunking, pool_depth FROM runs WHERE name = ?", (name,)
+            ).fetchone()
+            if unchanged == total == old_total and old == (chunking, pool_depth):
                 return 0, 0, int(unchanged)
             conn.execute("DELETE FROM run_results WHERE run = ?", (name,))
             conn.execute(
-                "INSERT INTO runs (name, chunking, source, results, imported_at)"
-                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET"
+                "INSERT INTO runs (name, chunking, source, results, pool_depth, imported_at)"
+                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET"
                 " chunking = excluded.chunking, source = excluded.source,"
-                " results = excluded.results, imported_at = excluded.imported_at",
-                (name, chunking, source, total, now()),
+                " results = excluded.results, pool_depth = excluded.pool_depth,"
+                " imported_at = excluded.imported_at",
+                (name, chunking, source, total, pool_depth, now()),
             )
             conn.execute(
                 "INSERT INTO run_results (question_id, run, chunk_id, position, rank, score)"
@@ -115,9 +120,20 @@ class RunStore(StoreBase):
             conn.execute("DROP TABLE temp.new_results")
         return int(total - kept), int(kept - unchanged), int(unchanged)
 
+    def graded_questions_in_staged_results(self, chunking: str) -> list[str]:
+        """Questions of the staged run whose progress is tracked (someone has graded them)."""
+        return [
+            r[0]
+            for r in self.conn.execute(
+                "SELECT DISTINCT s.question_id FROM staged_results s JOIN progress p"
+                " ON p.question_id = s.question_id AND p.chunking = ?",
+                (chunking,),
+            )
+        ]
+
     def runs(self) -> list[dict]:
         return self.query(
-            "SELECT name, chunking, source, results, imported_at,"
+            "SELECT name, chunking, source, results, pool_depth, imported_at,"
             " (SELECT count(DISTINCT question_id) FROM run_results WHERE run = runs.name)"
             " AS questions FROM runs ORDER BY name"
         )

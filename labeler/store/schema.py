@@ -92,6 +92,7 @@ def initial(db: sqlite_utils.Database) -> None:
             chunking TEXT NOT NULL,
             source TEXT,
             results INTEGER NOT NULL,
+            pool_depth INTEGER NOT NULL DEFAULT 10,
             imported_at TEXT NOT NULL
         );
         -- position is the 1-based place in the run's own order (its rank column, else file order).
