@@ -34,6 +34,7 @@ class Store(CorpusStore, QuestionStore, RunStore, LabelStore, PoolStore):
             },
             "labels": self.label_counts(),
             "fully_graded": self.progress_counts(chunking, None)["everyone"],
+            "questions_accepted": self.progress_counts(chunking, None)["total"],
         }
 
 
