@@ -24,7 +24,7 @@ def file_progress(path: str, label: str) -> Iterator:
         yield bar.update
 
 
-def _report(report) -> None:  # noqa: ANN001
+def _report(report) -> None:
     click.echo(report.summary())
 
 

@@ -1,1 +1,109 @@
-"""Commands: placeholder module, filled by its feature."""
+"""Commands that start the app: serve and demo."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+
+from labeler.cli.base import db_option, main, open_store
+
+APP = Path(__file__).resolve().parents[1] / "app" / "streamlit_app.py"
+
+
+def streamlit_command(port: int, *, address: str = "localhost") -> list[str]:
+    """``streamlit run`` with the settings a labelling server wants (no telemetry, no watcher)."""
+    return [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(APP),
+        "--server.port",
+        str(port),
+        "--server.address",
+        address,
+        "--server.headless",
+        "true",
+        "--server.fileWatcherType",
+        "none",
+        "--browser.gatherUsageStats",
+        "false",
+        "--client.toolbarMode",
+        "minimal",
+        "--theme.base",
+        "light",
+    ]
+
+
+def run_app(db_path: Path, port: int, address: str) -> None:
+    env = dict(os.environ, LABELER_DB=str(Path(db_path).resolve()))
+    click.echo(f"Serving {db_path} at http://{address}:{port}  (Ctrl+C to stop)")
+    try:
+        raise SystemExit(subprocess.call(streamlit_command(port, address=address), env=env))
+    except KeyboardInterrupt:
+        raise SystemExit(0) from None
+
+
+@main.command()
+@click.option("--port", type=click.IntRange(1, 65535), default=8501, show_default=True)
+@click.option(
+    "--address",
+    default="localhost",
+    show_default=True,
+    help="Interface to listen on (0.0.0.0: all).",
+)
+@db_option
+def serve(port: int, address: str, db_path: Path) -> None:
+    """Start the labelling app on the database.
+
+    \b
+    Example:
+        labeler serve --db project.db --port 8502
+    """
+    with open_store(db_path):
+        pass  # creates and migrates the database before the app opens it
+    run_app(db_path, port, address)
+
+
+@main.command()
+@click.option("--port", type=click.IntRange(1, 65535), default=8501, show_default=True)
+@click.option(
+    "--address",
+    default="localhost",
+    show_default=True,
+    help="Interface to listen on (0.0.0.0: all).",
+)
+@click.option("--reset", is_flag=True, help="Start over from a fresh demo database.")
+@click.option("--no-serve", is_flag=True, help="Load the demo data and stop (no app).")
+@click.option(
+    "--db",
+    "db_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Demo database (default: ./labeler-demo.db; never your $LABELER_DB).",
+)
+def demo(port: int, address: str, reset: bool, no_serve: bool, db_path: Path | None) -> None:
+    """Load the bundled demo (an Orders API's docs and a company handbook) and start the app.
+
+    The demo has its own database, so it never touches your project's. Loading it again
+    changes nothing; --reset starts from scratch (your demo grades are lost).
+
+    \b
+    Example:
+        labeler demo --port 8502
+    """
+    from labeler.demo import DEMO_DB, load_demo
+
+    db_path = db_path or Path.cwd() / DEMO_DB
+    if reset:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{db_path}{suffix}").unlink(missing_ok=True)
+    with open_store(db_path) as store:
+        for report in load_demo(store):
+            click.echo(report.summary())
+    if not no_serve:
+        run_app(db_path, port, address)
