@@ -9,9 +9,10 @@ from labeler.store.labels import EVERYONE, LabelStore, check_reviewer
 from labeler.store.pool import PoolStore
 from labeler.store.questions import QuestionStore
 from labeler.store.runs import RunStore
+from labeler.store.versions import VersionStore
 
 
-class Store(CorpusStore, QuestionStore, RunStore, LabelStore, PoolStore):
+class Store(CorpusStore, QuestionStore, RunStore, LabelStore, PoolStore, VersionStore):
     """The database of one labelling project."""
 
     def status(self) -> dict:

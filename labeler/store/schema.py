@@ -196,3 +196,40 @@ def initial(db: sqlite_utils.Database) -> None:
         ) WITHOUT ROWID;
         """
     )
+
+
+@migrations(name="0002_testset_versions")
+def testset_versions(db: sqlite_utils.Database) -> None:
+    """Every exported test-set version, adjudicated grades, and exact-text lookup of chunks."""
+    db.executescript(
+        """
+        -- A log of what this database exported; the version folder on disk is the artefact.
+        CREATE TABLE testset_versions (
+            name TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            content_hash TEXT NOT NULL,
+            chunking TEXT NOT NULL,
+            parent INTEGER,
+            path TEXT NOT NULL,
+            counts TEXT NOT NULL,
+            selection TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (name, version)
+        );
+
+        -- The settled grade of a (question, chunk) when reviewers disagree; wins over theirs.
+        CREATE TABLE adjudications (
+            question_id TEXT NOT NULL,
+            chunking TEXT NOT NULL,
+            chunk_id TEXT NOT NULL,
+            grade INTEGER NOT NULL CHECK (grade IN (0, 1, 2)),
+            reviewer TEXT NOT NULL,
+            note TEXT,
+            at TEXT NOT NULL,
+            PRIMARY KEY (question_id, chunking, chunk_id)
+        ) WITHOUT ROWID;
+
+        -- Matching imported contexts (Ragas, DeepEval) to chunks by their exact text.
+        CREATE INDEX chunks_by_text_hash ON chunks (chunking, text_hash);
+        """
+    )
