@@ -1,0 +1,127 @@
+"""Shared fixtures: a fresh store, and the small Orders API corpus of WORKED_EXAMPLES.md."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from labeler.store import Store
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO.parent / "shared" / "data"
+
+CHUNKS = [
+    {
+        "id": "rate-limits",
+        "doc_id": "api",
+        "title": "Rate limits",
+        "text": "Each API key may send 100 requests per minute. Extra requests return status 429"
+        " with a Retry-After header.",
+        "start": 0,
+        "end": 103,
+    },
+    {
+        "id": "error-codes",
+        "doc_id": "api",
+        "title": "Error codes",
+        "text": "404 means the order does not exist. 429 means too many requests: wait and retry.",
+        "start": 104,
+        "end": 185,
+    },
+    {
+        "id": "pagination",
+        "doc_id": "api",
+        "title": "Pagination",
+        "text": "Use the next_cursor field to get the next page of orders.",
+        "start": 186,
+        "end": 243,
+    },
+    {
+        "id": "authentication",
+        "doc_id": "auth",
+        "title": "Authentication",
+        "text": "Authenticate with a bearer token in the Authorization header.",
+    },
+    {
+        "id": "webhooks",
+        "doc_id": "hooks",
+        "title": "Webhooks",
+        "text": "Webhooks are signed with HMAC SHA-256 so you can verify the sender.",
+    },
+]
+
+QUESTIONS = [
+    {"id": "q1", "question": "How should a client retry after a 429 response?", "tags": ["api"]},
+    {
+        "id": "q2",
+        "question": "How do I get the next page of orders?",
+        "reference_answer": "Pass next_cursor.",
+        "tags": ["api", "paging"],
+    },
+    {"id": "q3", "question": "What does error 404 mean?", "tags": ["errors"]},
+]
+
+RUN = """q1 Q0 error-codes 1 4.0 bm25
+q1 Q0 pagination 2 3.0 bm25
+q1 Q0 rate-limits 3 2.0 bm25
+q1 Q0 webhooks 4 1.0 bm25
+q2 Q0 pagination 1 9.5 bm25
+q2 Q0 webhooks 2 1.5 bm25
+"""
+
+
+def write_jsonl(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    with Store(tmp_path / "test.db") as opened:
+        yield opened
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    """The worked-example corpus as the files a user would bring."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    run = folder / "bm25.trec"
+    run.write_text(RUN, encoding="utf-8")
+    return {
+        "chunks": write_jsonl(folder / "chunks.jsonl", CHUNKS),
+        "questions": write_jsonl(folder / "questions.jsonl", QUESTIONS),
+        "run": run,
+    }
+
+
+@pytest.fixture
+def loaded(store: Store, files: dict[str, Path]) -> Store:
+    """A store holding the corpus, the questions and the bm25 run."""
+    from labeler.importers import import_chunks, import_questions, import_run
+
+    import_chunks(store, files["chunks"])
+    import_questions(store, files["questions"])
+    import_run(store, files["run"])
+    return store
+
+
+def table_counts(store: Store) -> dict[str, int]:
+    """Rows per table: the 'nothing was written' check after a failed import."""
+    tables = [
+        "chunks",
+        "chunkings",
+        "documents",
+        "questions",
+        "question_tags",
+        "runs",
+        "run_results",
+        "labels",
+        "label_events",
+        "question_marks",
+        "pool_additions",
+        "progress",
+    ]
+    return {t: store.scalar(f"SELECT count(*) FROM {t}") for t in tables}
