@@ -1,0 +1,131 @@
+"""The grading page through AppTest: every write is checked in the store afterwards."""
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from labeler.store import Store
+
+APP = str(Path(__file__).resolve().parents[1] / "labeler" / "app" / "streamlit_app.py")
+
+
+@pytest.fixture
+def app(loaded: Store, monkeypatch) -> AppTest:
+    monkeypatch.setenv("LABELER_DB", str(loaded.path))
+    at = AppTest.from_file(APP, default_timeout=30)
+    at.query_params["reviewer"] = "ana"
+    return at
+
+
+def html_text(at: AppTest) -> str:
+    return "\n".join(h.proto.body for h in at.html)
+
+
+def test_asks_for_a_name_first(loaded: Store, monkeypatch) -> None:
+    monkeypatch.setenv("LABELER_DB", str(loaded.path))
+    at = AppTest.from_file(APP, default_timeout=30).run()
+    assert at.text_input(key="reviewer_input") is not None
+    assert not at.segmented_control
+    at.text_input(key="reviewer_input").input("  maria ")
+    at.button[0].click().run()
+    assert at.session_state["reviewer"] == "maria"
+    assert at.query_params["reviewer"] == ["maria"] or at.query_params["reviewer"] == "maria"
+    assert len(at.segmented_control) > 0
+
+
+def test_a_grade_key_grades_the_current_chunk_as_me_and_moves_on(app: AppTest, loaded: Store) -> None:
+    app.query_params["question"] = "q1"
+    app.run()
+    assert not app.exception
+    first = app.session_state["label_chunk_ids"][app.session_state["label_cursor"]]
+    app.button(key="label_key_2").click().run()
+    labels = loaded.question_labels("q1", "default")
+    assert [(r["chunk_id"], r["reviewer"], r["grade"]) for r in labels] == [(first, "ana", 2)]
+    assert app.session_state["label_cursor"] == 1
+    app.button(key="label_key_0").click().run()
+    assert len(loaded.question_labels("q1", "default")) == 2
+    history = loaded.label_history("q1")
+    assert [(e["reviewer"], e["new_grade"]) for e in history] == [("ana", 2), ("ana", 0)]
+
+
+def test_clicking_a_grade_on_a_card_saves_it(app: AppTest, loaded: Store) -> None:
+    app.query_params["question"] = "q2"
+    app.run()
+    chunk_id = app.session_state["label_chunk_ids"][1]
+    app.segmented_control(key=f"label_grade::q2::{chunk_id}").set_value(1).run()
+    assert [(r["chunk_id"], r["grade"]) for r in loaded.question_labels("q2", "default")] == [
+        (chunk_id, 1)
+    ]
+    assert app.session_state["label_cursor"] == 1
+
+
+def test_grading_every_chunk_counts_the_question_as_done(app: AppTest, loaded: Store) -> None:
+    app.query_params["question"] = "q2"
+    app.run()
+    for _ in app.session_state["label_chunk_ids"]:
+        app.button(key="label_key_1").click().run()
+    assert "Question q2 · fully graded" in [c.value for c in app.caption]
+    assert "You: 1 of 3 fully graded" in [p.proto.text for p in app.get("progress")]
+
+
+def test_unanswerable_and_skip(app: AppTest, loaded: Store) -> None:
+    app.query_params["question"] = "q3"
+    app.run()
+    app.button(key="label_key_u").click().run()
+    assert loaded.marks("q3", "default") == {"ana": {"unanswerable": True, "skipped": False}}
+    assert "Unmark unanswerable" in app.button(key="label_key_u").label
+    app.button(key="label_key_s").click().run()
+    assert loaded.marks("q3", "default")["ana"]["skipped"]
+    assert app.query_params["question"] != "q3"
+
+
+def test_search_and_add_a_missed_chunk(app: AppTest, loaded: Store) -> None:
+    app.query_params["question"] = "q2"
+    app.run()
+    assert "authentication" not in app.session_state["label_chunk_ids"]
+    app.text_input(key="label_search").input("bearer token").run()
+    app.button(key="label_add::authentication").click().run()
+    assert "authentication" in app.session_state["label_chunk_ids"]
+    rows = loaded.query("SELECT chunk_id, source, added_by FROM pool_additions")
+    assert rows == [{"chunk_id": "authentication", "source": "search", "added_by": "ana"}]
+
+
+def test_blind_by_default_and_sources_on_request(app: AppTest) -> None:
+    app.query_params["question"] = "q1"
+    app.run()
+    assert not [c for c in app.caption if c.value.startswith("Found by:")]
+    assert "bm25" not in html_text(app)
+    app.toggle(key="label_reveal").set_value(True).run()
+    found = [c.value for c in app.caption if c.value.startswith("Found by:")]
+    assert len(found) == len(app.session_state["label_chunk_ids"])
+    assert any("bm25 #1" in f for f in found)
+
+
+def test_deep_link_and_next_question(app: AppTest) -> None:
+    app.query_params["question"] = "q2"
+    app.run()
+    assert "How do I get the next page of orders?" in html_text(app)
+    app.button(key="label_key_n").click().run()
+    assert app.query_params["question"] in ("q3", ["q3"])
+    app.button(key="label_key_p").click().run()
+    assert app.query_params["question"] in ("q2", ["q2"])
+
+
+def test_unknown_deep_link_says_so(app: AppTest) -> None:
+    app.query_params["question"] = "nope"
+    app.run()
+    assert any("no question with id 'nope'" in w.value for w in app.warning)
+
+
+def test_chunk_text_is_shown_as_text_never_markup(loaded: Store, app: AppTest) -> None:
+    hostile = '<img src=x onerror=alert(1)> ![pixel](http://example.invalid/p.png) **bold**'
+    loaded.upsert_chunks("default", [{"id": "evil", "text": hostile, "title": "<b>t</b>"}])
+    loaded.add_to_pool("q1", "default", ["evil"], source="search", added_by="ana")
+    app.query_params["question"] = "q1"
+    app.run()
+    body = html_text(app)
+    assert "&lt;img src=x onerror=alert(1)&gt;" in body
+    assert "<img" not in body
+    assert "&lt;b&gt;t&lt;/b&gt;" in body
+    assert not [m for m in app.markdown if "pixel" in m.value]
