@@ -74,7 +74,7 @@ def test_unanswerable_and_skip(app: AppTest, loaded: Store) -> None:
     app.run()
     app.button(key="label_key_u").click().run()
     assert loaded.marks("q3", "default") == {"ana": {"unanswerable": True, "skipped": False}}
-    assert "Unmark unanswerable" in app.button(key="label_key_u").label
+    assert "Undo unanswerable" in app.button(key="label_key_u").label
     app.button(key="label_key_s").click().run()
     assert loaded.marks("q3", "default")["ana"]["skipped"]
     assert app.query_params["question"] != "q3"

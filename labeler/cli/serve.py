@@ -36,6 +36,8 @@ def streamlit_command(port: int, *, address: str = "localhost") -> list[str]:
         "minimal",
         "--theme.base",
         "light",
+        "--theme.primaryColor",
+        "#1f5fbf",
     ]
 
 

@@ -8,6 +8,7 @@ U marks the question unanswerable, S skips it. No key clears a grade.
 from __future__ import annotations
 
 import html
+import json
 
 import streamlit as st
 
@@ -15,7 +16,7 @@ from labeler import labeling
 from labeler.app.state import flash, get_store, reviewer, safely
 from labeler.app.widgets import safe_text_html, show_text, tags_html
 from labeler.candidates import describe_sources
-from labeler.models import GRADE_LABELS, Grade
+from labeler.models import Grade
 from labeler.store import fts_terms
 
 GRADE_NAMES = {0: "0 · not relevant", 1: "1 · helps partly", 2: "2 · answers it"}
@@ -198,64 +199,77 @@ def choose_question() -> str | None:
 
 
 def toolbar(view: labeling.QuestionView) -> None:
-    cols = st.columns([1, 1, 1, 0.6, 0.6, 0.6, 0.6, 1.4, 0.8], vertical_alignment="center")
-    for col, value in zip(cols[:3], (2, 1, 0), strict=True):
-        col.button(
-            GRADE_NAMES[value],
-            key=f"label_key_{value}",
-            shortcut=str(value),
-            on_click=grade_current,
-            args=(value,),
-            use_container_width=True,
-            disabled=not view.candidates,
-            type="primary" if value == 2 else "secondary",
+    """The keys, as buttons: each shows its key, and the key works while focus is not in a box."""
+    with st.container(horizontal=True, vertical_alignment="center", key="label_toolbar"):
+        for value in (2, 1, 0):
+            st.button(
+                GRADE_NAMES[value],
+                key=f"label_key_{value}",
+                shortcut=str(value),
+                on_click=grade_current,
+                args=(value,),
+                disabled=not view.candidates,
+                type="primary" if value == 2 else "secondary",
+                help="Grade the highlighted chunk and move to the next ungraded one",
+            )
+        st.space("small")
+        st.button(
+            "",
+            icon=":material/arrow_upward:",
+            key="label_key_k",
+            shortcut="k",
+            on_click=move_cursor,
+            args=(-1,),
+            help="Previous chunk",
+            type="tertiary",
         )
-    cols[3].button(
-        "Chunk ↓",
-        key="label_key_j",
-        shortcut="j",
-        on_click=move_cursor,
-        args=(1,),
-        help="Next chunk (J)",
-    )
-    cols[4].button(
-        "Chunk ↑",
-        key="label_key_k",
-        shortcut="k",
-        on_click=move_cursor,
-        args=(-1,),
-        help="Previous chunk (K)",
-    )
-    cols[5].button(
-        "◀ Prev",
-        key="label_key_p",
-        shortcut="p",
-        on_click=go_previous,
-        help="Previous question (P)",
-    )
-    cols[6].button(
-        "Next ▶",
-        key="label_key_n",
-        shortcut="n",
-        on_click=go_next,
-        help="Next question to grade (N)",
-    )
-    cols[7].button(
-        "Unmark unanswerable" if view.unanswerable else "Unanswerable",
-        key="label_key_u",
-        shortcut="u",
-        on_click=toggle_unanswerable,
-        args=(view.question.id, not view.unanswerable),
-        help="No chunk in the corpus answers this question (U)",
-    )
-    cols[8].button(
-        "Skip",
-        key="label_key_s",
-        shortcut="s",
-        on_click=skip,
-        args=(view.question.id,),
-        help="Come back to it later (S)",
-    )
+        st.button(
+            "",
+            icon=":material/arrow_downward:",
+            key="label_key_j",
+            shortcut="j",
+            on_click=move_cursor,
+            args=(1,),
+            help="Next chunk",
+            type="tertiary",
+        )
+        st.space("small")
+        st.button(
+            "Previous",
+            icon=":material/chevron_left:",
+            key="label_key_p",
+            shortcut="p",
+            on_click=go_previous,
+            help="The question you saw before",
+        )
+        st.button(
+            "Next",
+            icon=":material/chevron_right:",
+            icon_position="right",
+            key="label_key_n",
+            shortcut="n",
+            on_click=go_next,
+            help="The next question that still needs grading",
+        )
+        st.space("small")
+        st.button(
+            "Undo unanswerable" if view.unanswerable else "Unanswerable",
+            key="label_key_u",
+            shortcut="u",
+            on_click=toggle_unanswerable,
+            args=(view.question.id, not view.unanswerable),
+            help="No chunk in the whole corpus answers this question",
+            type="tertiary",
+        )
+        st.button(
+            "Skip",
+            key="label_key_s",
+            shortcut="s",
+            on_click=skip,
+            args=(view.question.id,),
+            help="Come back to it later",
+            type="tertiary",
+        )
 
 
 def question_header(view: labeling.QuestionView, terms: list[str]) -> None:
@@ -304,32 +318,30 @@ def card(
     with st.container(border=True, key=f"label_card_{index}"):
         head = f"{index + 1}. {chunk.title or chunk.doc_id or 'Untitled'}"
         st.html(
-            '<div style="display:flex;justify-content:space-between;font-size:0.85rem;color:#555">'
+            '<div class="lbl-card-head">'
             f"<b>{'▶ ' if index == cursor else ''}{html.escape(head)}</b>"
             f"<span>{html.escape(chunk.id)}</span></div>"
         )
-        left, right = st.columns([4, 1.3])
-        with left:
-            show_text(chunk.text, terms)
-            with st.expander("Surrounding text"):
-                surrounding_text(candidate, terms)
-        with right:
+        show_text(chunk.text, terms)
+        with st.container(horizontal=True, vertical_alignment="center"):
             key = _widget_key(q.id, chunk.id)
             st.session_state[key] = None if candidate.grade is None else int(candidate.grade)
             st.segmented_control(
                 "Grade",
                 [2, 1, 0],
                 key=key,
-                format_func=GRADE_SHORT.get,
+                format_func=GRADE_NAMES.get,
                 required=candidate.grade is not None,
                 on_change=grade_clicked,
                 args=(q.id, chunk.id, index),
                 label_visibility="collapsed",
             )
-            st.caption(
-                GRADE_LABELS[candidate.grade] if candidate.grade is not None else "not graded yet"
-            )
-            with st.popover("Note", use_container_width=False, disabled=candidate.grade is None):
+            with st.popover(
+                "Note",
+                icon=":material/edit_note:",
+                disabled=candidate.grade is None,
+                help="Grade first, then say why",
+            ):
                 note_key = f"label_note::{q.id}::{chunk.id}"
                 st.session_state.setdefault(note_key, candidate.note or "")
                 st.text_area("Why this grade?", key=note_key, height=80)
@@ -339,13 +351,15 @@ def card(
                     on_click=save_note,
                     args=(q.id, chunk.id),
                 )
-            if candidate.note:
-                st.caption("Note:")
-                st.text(candidate.note)
-            if st.session_state.get("label_reveal"):
-                st.caption("Found by: " + describe_sources(candidate.entry))
             if candidate.others:
                 st.caption("Others: " + ", ".join(f"{r} {int(g)}" for r, g in candidate.others))
+            if st.session_state.get("label_reveal"):
+                st.caption("Found by: " + describe_sources(candidate.entry))
+        if candidate.note:
+            st.caption("Your note:")
+            st.text(candidate.note)
+        with st.expander("Surrounding text"):
+            surrounding_text(candidate, terms)
 
 
 def search_box(view: labeling.QuestionView, terms: list[str]) -> None:
@@ -368,6 +382,20 @@ def search_box(view: labeling.QuestionView, terms: list[str]) -> None:
                     on_click=add_from_search,
                     args=(view.question.id, hit.id),
                 )
+
+
+def keep_in_view(key: str, question_id: str) -> None:
+    """Scroll the highlighted card into view after a key moved it (Streamlit has no API for
+    it). Trusted code only: the script holds a widget key and never any chunk text."""
+    nonce = st.session_state.get("label_scroll_nonce", 0) + 1
+    st.session_state["label_scroll_nonce"] = nonce
+    selector = json.dumps(f".st-key-{key}")
+    st.html(
+        f"<script data-nonce='{nonce}' data-q='{html.escape(question_id)}'>"
+        f"setTimeout(() => document.querySelector({selector})"
+        "?.scrollIntoView({block: 'nearest', behavior: 'smooth'}), 50);</script>",
+        unsafe_allow_javascript=True,
+    )
 
 
 def render() -> None:
@@ -398,6 +426,7 @@ def render() -> None:
         f"<style>.st-key-label_card_{cursor} {{ border: 2px solid #e8590c !important;"
         " box-shadow: 0 0 0 3px #ffe8cc; }</style>"
     )
+    keep_in_view(f"label_card_{cursor}", question_id)
     for index, candidate in enumerate(view.candidates):
         card(view, index, candidate, terms, cursor)
     search_box(view, terms)
