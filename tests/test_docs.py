@@ -1,0 +1,48 @@
+"""The README is the user's manual: it opens with the two commands, and documents every command
+the CLI has, each of which shows an example in its --help."""
+
+import re
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from labeler.cli import main
+
+README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+
+
+def command_paths(group: click.Group = main, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    paths = []
+    for name, command in sorted(group.commands.items()):
+        path = (*prefix, name)
+        if isinstance(command, click.Group):
+            paths.append(path)
+            paths += command_paths(command, path)
+        else:
+            paths.append(path)
+    return paths
+
+
+def test_readme_opens_with_exactly_the_two_commands() -> None:
+    before_first_heading = README.split("\n## ", 1)[0]
+    blocks = re.findall(r"^```[a-z]*\n(.*?)^```", before_first_heading, re.S | re.M)
+    assert len(blocks) == 2
+    assert "labeler demo" in blocks[0] and "pip install" in blocks[0]
+    assert "pytest" in blocks[1] and "pip install" in blocks[1]
+    assert all(len(b.strip().splitlines()) == 1 for b in blocks)
+
+
+@pytest.mark.parametrize("path", command_paths(), ids=" ".join)
+def test_every_command_has_help_with_an_example(path: tuple[str, ...]) -> None:
+    result = CliRunner().invoke(main, [*path, "--help"])
+    assert result.exit_code == 0
+    assert "Example:" in result.output
+    assert re.search(r"Example:\n\s+labeler ", result.output)
+
+
+@pytest.mark.parametrize("path", command_paths(), ids=" ".join)
+def test_every_command_has_a_readme_section(path: tuple[str, ...]) -> None:
+    heading = "### `labeler " + " ".join(path)
+    assert heading in README, f"README lacks a section starting with {heading}"
