@@ -1,0 +1,767 @@
+"""Build the bundled demo data set in data/demo/ from the hand-written sources in data/demo_source/.
+
+Why a script: the demo is data the app and the tests rely on, so it must be reproducible.
+Everything here is standard library only and deterministic (the only randomness is a seeded
+generator), so running it twice gives the same bytes. `--check` rebuilds into a temporary
+folder and fails when anything differs from the committed data/demo/.
+
+Steps:
+1. documents: every Markdown file in demo_source/documents/ is one document; its id is the file
+   name without `.md`, its title the text of the first `# ` heading, its text the whole file.
+2. chunks: a paragraph chunker (see `chunk_document`), with exact character offsets.
+3. questions and ground truth: demo_source/questions.py; each relevant passage is named by
+   document id and a short exact quote, resolved here to the chunk(s) containing it.
+4. runs: three retrievers of deliberately different quality (bm25, weak, hybrid).
+5. labels: what two reviewers, maria and tom, would have graded for about half the questions.
+
+Usage:
+    python data/build_demo.py            # rebuild data/demo/ and print a summary
+    python data/build_demo.py --check    # rebuild into a temp dir, fail if data/demo/ differs
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import importlib.util
+import json
+import math
+import random
+import re
+import sys
+import tempfile
+from collections import Counter, defaultdict
+from pathlib import Path
+from types import ModuleType
+
+HERE = Path(__file__).resolve().parent
+SOURCE = HERE / "demo_source"
+OUTPUT = HERE / "demo"
+
+# Chunker settings (characters).
+MAX_CHUNK = 700  # paragraphs are packed while the chunk stays within this size
+MIN_BEFORE_HEADING = 200  # a heading starts a new chunk unless the open chunk is shorter
+
+RUN_DEPTH = 20  # results per question in every run
+POOL_DEPTH = 5  # top-k of each run that reviewers are shown (pooled)
+RRF_K = 60  # reciprocal rank fusion constant
+SEED = 20250301
+
+STOP_WORDS = frozenset(
+    """a an and are as at be by can do does for from has have how i if in is it its my of on
+    or our so that the their then there they this to was we what when where which who why will
+    with you your me us""".split()
+)
+
+
+class BuildError(Exception):
+    """A problem in the hand-written sources (bad quote, unknown document, ...)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Sources
+
+
+def load_module(name: str) -> ModuleType:
+    """Import a demo_source/*.py file by path (the folder is data, not a package)."""
+    path = SOURCE / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"demo_source_{name}", path)
+    if spec is None or spec.loader is None:
+        raise BuildError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def load_documents() -> list[dict]:
+    """Read every Markdown document; normalise line endings and the final newline only."""
+    documents = []
+    for path in sorted((SOURCE / "documents").glob("*.md")):
+        text = path.read_text(encoding="utf-8").replace("\r\n", "\n").rstrip() + "\n"
+        first = text.split("\n", 1)[0]
+        if not first.startswith("# "):
+            raise BuildError(f"{path.name}: the first line must be a '# Title' heading")
+        documents.append({"id": path.stem, "title": first[2:].strip(), "text": text})
+    return documents
+
+
+# ---------------------------------------------------------------------------------------------
+# Chunking
+
+
+def split_blocks(text: str) -> list[tuple[int, int]]:
+    """Paragraph blocks as (start, end) offsets: runs of non-blank lines.
+
+    A fenced code block (``` ... ```) is one block even if it holds blank lines. `end` excludes
+    the newline that closes the block.
+    """
+    blocks: list[tuple[int, int]] = []
+    pos = 0
+    start = None
+    in_fence = False
+    for line in text.splitlines(keepends=True):
+        stripped = line.strip()
+        line_end = pos + len(line.rstrip("\n"))
+        if stripped.startswith("```"):
+            in_fence = not in_fence
+        if stripped or in_fence:
+            if start is None:
+                start = pos
+            last_end = line_end
+        elif start is not None:
+            blocks.append((start, last_end))
+            start = None
+        pos += len(line)
+    if start is not None:
+        blocks.append((start, last_end))
+    return blocks
+
+
+def split_long_block(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Cut a block longer than MAX_CHUNK at line breaks, then at sentence ends."""
+    if end - start <= MAX_CHUNK:
+        return [(start, end)]
+    # Candidate cut points: after a newline, or after ". " / "; " inside a line.
+    cuts = [m.end() for m in re.finditer(r"\n|(?<=[.;:])[ ](?=\S)", text[start:end])]
+    pieces = []
+    piece_start = start
+    last_ok = None
+    for cut in cuts:
+        absolute = start + cut
+        if absolute - piece_start <= MAX_CHUNK:
+            last_ok = absolute
+            continue
+        if last_ok is None:  # one sentence longer than MAX_CHUNK: accept it whole
+            last_ok = absolute
+        pieces.append((piece_start, last_ok))
+        piece_start = last_ok
+        last_ok = absolute if absolute - piece_start <= MAX_CHUNK else None
+    pieces.append((piece_start, end))
+    # Trim the whitespace left at the cut points so offsets hold text only.
+    trimmed = []
+    for s, e in pieces:
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        if s < e:
+            trimmed.append((s, e))
+    return trimmed
+
+
+def is_heading(text: str, span: tuple[int, int]) -> bool:
+    return text[span[0] : span[1]].startswith("#")
+
+
+def chunk_document(doc: dict) -> list[dict]:
+    """Split a document into chunks of whole paragraphs, without overlap.
+
+    Rules: a Markdown heading starts a new chunk (unless the open chunk is shorter than
+    MIN_BEFORE_HEADING characters, e.g. a title followed by a one-line introduction), and is
+    never the last block of a chunk; paragraphs are packed while the chunk stays within
+    MAX_CHUNK characters; a paragraph longer than that is cut at line or sentence ends. A chunk's
+    text is exactly document.text[start:end].
+    """
+    text = doc["text"]
+    blocks: list[tuple[int, int]] = []
+    for start, end in split_blocks(text):
+        blocks.extend(split_long_block(text, start, end))
+
+    groups: list[list[tuple[int, int]]] = []
+    current: list[tuple[int, int]] = []
+
+    def only_headings(group: list[tuple[int, int]]) -> bool:
+        return all(is_heading(text, b) for b in group)
+
+    for block in blocks:
+        if current:
+            size_if_added = block[1] - current[0][0]
+            open_size = current[-1][1] - current[0][0]
+            starts_section = is_heading(text, block) and open_size >= MIN_BEFORE_HEADING
+            too_big = size_if_added > MAX_CHUNK and not only_headings(current)
+            if starts_section or too_big:
+                groups.append(current)
+                current = []
+        current.append(block)
+    if current:
+        groups.append(current)
+
+    chunks = []
+    for number, group in enumerate(groups, start=1):
+        start, end = group[0][0], group[-1][1]
+        chunks.append(
+            {
+                "id": f"{doc['id']}#{number}",
+                "doc_id": doc["id"],
+                "title": chunk_title(doc, start),
+                "text": text[start:end],
+                "start": start,
+                "end": end,
+            }
+        )
+    return chunks
+
+
+def chunk_title(doc: dict, start: int) -> str:
+    """Document title, plus the section (## heading) the chunk starts in, if any."""
+    section = None
+    for match in re.finditer(r"^## (.+)$", doc["text"], flags=re.MULTILINE):
+        if match.start() <= start:
+            section = match.group(1).strip()
+        else:
+            break
+    return (
+        f"{doc['title']} \N{SINGLE RIGHT-POINTING ANGLE QUOTATION MARK} {section}"
+        if section
+        else doc["title"]
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Ground truth
+
+
+def resolve_quote(doc_text: str, chunks: list[dict], doc_id: str, quote: str, where: str) -> list:
+    """The chunks of a document that overlap the one occurrence of `quote`.
+
+    Fails loudly when the quote is absent or occurs more than once in the document, so that a
+    typo or an edited document cannot silently move a label.
+    """
+    count = doc_text.count(quote)
+    if count == 0:
+        raise BuildError(f"{where}: quote not found in {doc_id}: {quote!r}")
+    if count > 1:
+        raise BuildError(f"{where}: quote occurs {count} times in {doc_id}: {quote!r}")
+    start = doc_text.index(quote)
+    end = start + len(quote)
+    found = [c["id"] for c in chunks if c["start"] < end and start < c["end"]]
+    if not found:
+        raise BuildError(f"{where}: quote falls between chunks in {doc_id}: {quote!r}")
+    return found
+
+
+def build_ground_truth(questions: list[dict], documents: dict, chunks_by_doc: dict):
+    """{question id: {chunk id: grade}} from the (doc, quote, grade) triples of each question."""
+    truth: dict[str, dict[str, int]] = {}
+    spanning = []
+    for q in questions:
+        grades: dict[str, int] = {}
+        for doc_id, quote, grade in q.get("relevant", []):
+            if doc_id not in documents:
+                raise BuildError(f"{q['id']}: unknown document {doc_id!r}")
+            if grade not in (1, 2):
+                raise BuildError(f"{q['id']}: grade must be 1 or 2, got {grade!r}")
+            ids = resolve_quote(
+                documents[doc_id]["text"], chunks_by_doc[doc_id], doc_id, quote, q["id"]
+            )
+            if len(ids) > 1:
+                spanning.append((q["id"], doc_id, quote))
+            for chunk_id in ids:
+                grades[chunk_id] = max(grade, grades.get(chunk_id, 0))
+        truth[q["id"]] = grades
+    return truth, spanning
+
+
+# ---------------------------------------------------------------------------------------------
+# Retrieval
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-case alphanumeric tokens minus a small stop list (no stemming: that is BM25's
+    weakness the semantic retriever makes up for)."""
+    return [t for t in re.findall(r"[a-z0-9]+", text.lower()) if t not in STOP_WORDS]
+
+
+class BM25:
+    """Okapi BM25 over a list of token lists (k1=1.2, b=0.75, Robertson-Sparck Jones idf + 1)."""
+
+    def __init__(self, docs: list[list[str]], k1: float = 1.2, b: float = 0.75):
+        self.k1, self.b = k1, b
+        self.tfs = [Counter(d) for d in docs]
+        self.lengths = [len(d) for d in docs]
+        self.avgdl = sum(self.lengths) / len(docs)
+        df = Counter(term for tf in self.tfs for term in tf)
+        n = len(docs)
+        self.idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
+
+    def scores(self, query: list[str]) -> list[float]:
+        out = []
+        terms = [t for t in query if t in self.idf]
+        for tf, length in zip(self.tfs, self.lengths, strict=True):
+            score = 0.0
+            norm = self.k1 * (1 - self.b + self.b * length / self.avgdl)
+            for term in terms:
+                f = tf.get(term)
+                if f:
+                    score += self.idf[term] * f * (self.k1 + 1) / (f + norm)
+            out.append(score)
+        return out
+
+
+def stem(token: str) -> str:
+    """A deliberately light stemmer for the simulated semantic retriever.
+
+    Plural and verb endings go, then a final "e", so that "authenticate", "authenticated" and
+    "authenticates" meet; words of four letters or fewer are left alone.
+    """
+    if len(token) <= 4:
+        return token
+    if token.endswith("ies"):
+        token = token[:-3] + "y"
+    elif token.endswith("sses"):
+        token = token[:-2]
+    elif token.endswith("s") and not token.endswith(("ss", "us", "is")):
+        token = token[:-1]
+    for suffix in ("ing", "ed"):
+        if token.endswith(suffix) and len(token) - len(suffix) >= 4:
+            token = token[: -len(suffix)]
+            break
+    if token.endswith("e") and len(token) > 4:
+        token = token[:-1]
+    return token
+
+
+class Semantic:
+    """A stand-in for an embedding retriever: concept vectors compared by cosine.
+
+    Text is lower-cased, multi-word phrases from the synonym table are replaced by their concept,
+    single words are lightly stemmed and mapped to their concept, and query words unknown to the
+    corpus are matched to a known word one edit away (typos). Vectors are tf-idf weighted. It
+    knows paraphrases that keyword search misses, and it also blurs distinctions keyword search
+    keeps, as real embeddings do.
+    """
+
+    def __init__(self, texts: list[str], synonym_groups: list[list[str]]):
+        self.phrases: list[tuple[re.Pattern, str]] = []
+        self.words: dict[str, str] = {}
+        for group in synonym_groups:
+            concept = "C_" + re.sub(r"\W+", "_", group[0].lower())
+            for term in group:
+                term = term.lower()
+                if " " in term or "-" in term:
+                    pattern = re.compile(r"\b" + re.escape(term) + r"\b")
+                    self.phrases.append((pattern, f" {concept} "))
+                else:
+                    self.words[stem(term)] = concept
+        # Longest phrases first, so "annual leave" wins over "leave".
+        self.phrases.sort(key=lambda p: -len(p[0].pattern))
+        docs = [self.concepts(t) for t in texts]
+        self.vocabulary = {t for d in docs for t in d}
+        df = Counter(t for d in docs for t in set(d))
+        n = len(docs)
+        self.idf = {t: math.log((n + 1) / (f + 0.5)) for t, f in df.items()}
+        self.vectors = [self.vector(d) for d in docs]
+
+    def concepts(self, text: str) -> list[str]:
+        text = text.lower()
+        for pattern, concept in self.phrases:
+            text = pattern.sub(concept, text)
+        out = []
+        for token in re.findall(r"C_\w+|[a-z0-9]+", text):
+            if token.startswith("C_"):
+                out.append(token)
+                continue
+            if token in STOP_WORDS:
+                continue
+            token = stem(token)
+            out.append(self.words.get(token, token))
+        return out
+
+    def vector(self, terms: list[str]) -> dict[str, float]:
+        tf = Counter(terms)
+        vec = {t: (1 + math.log(c)) * self.idf.get(t, 0.0) for t, c in tf.items()}
+        norm = math.sqrt(sum(v * v for v in vec.values())) or 1.0
+        return {t: v / norm for t, v in vec.items()}
+
+    def correct(self, term: str) -> str:
+        """Map an unknown query term to the closest corpus term within one edit, if any."""
+        if term in self.vocabulary or term.startswith("C_") or len(term) < 4:
+            return term
+        candidates = sorted(
+            t for t in self.vocabulary if abs(len(t) - len(term)) <= 1 and within_one_edit(term, t)
+        )
+        return candidates[0] if candidates else term
+
+    def scores(self, query: str) -> list[float]:
+        terms = [self.correct(t) for t in self.concepts(query)]
+        q = self.vector(terms)
+        return [sum(w * d.get(t, 0.0) for t, w in q.items()) for d in self.vectors]
+
+
+def within_one_edit(a: str, b: str) -> bool:
+    """True when a and b differ by one insertion, deletion, substitution or adjacent swap."""
+    if a == b:
+        return True
+    if len(a) == len(b):
+        diffs = [i for i in range(len(a)) if a[i] != b[i]]
+        if len(diffs) == 1:
+            return True
+        return (
+            len(diffs) == 2
+            and diffs[1] == diffs[0] + 1
+            and a[diffs[0]] == b[diffs[1]]
+            and a[diffs[1]] == b[diffs[0]]
+        )
+    if len(a) > len(b):
+        a, b = b, a
+    if len(b) - len(a) != 1:
+        return False
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    return a[i:] == b[i + 1 :]
+
+
+def top_k(scores: list[float], ids: list[str], k: int) -> list[tuple[str, float]]:
+    """Best k (chunk id, score), score descending, ties broken by chunk id ascending."""
+    order = sorted(range(len(ids)), key=lambda i: (-scores[i], ids[i]))
+    return [(ids[i], scores[i]) for i in order[:k]]
+
+
+def rrf(rankings: list[list[str]], k: int = RRF_K) -> dict[str, float]:
+    fused: dict[str, float] = defaultdict(float)
+    for ranking in rankings:
+        for rank, chunk_id in enumerate(ranking, start=1):
+            fused[chunk_id] += 1.0 / (k + rank)
+    return fused
+
+
+def make_runs(questions: list[dict], chunks: list[dict], synonym_groups) -> dict:
+    """The three runs: {run name: {question id: [(chunk id, score), ...]}}."""
+    ids = [c["id"] for c in chunks]
+    full = BM25([tokenize(c["title"] + "\n" + c["text"]) for c in chunks])
+    # weak: BM25 that only sees the first 100 characters of each chunk's text (no title),
+    # with seeded noise on the scores, like a badly configured index.
+    prefix = BM25([tokenize(c["text"][:100]) for c in chunks])
+    semantic = Semantic([c["title"] + "\n" + c["text"] for c in chunks], synonym_groups)
+    rng = random.Random(SEED)
+
+    runs: dict[str, dict[str, list[tuple[str, float]]]] = {"bm25": {}, "weak": {}, "hybrid": {}}
+    for q in questions:
+        query = tokenize(q["question"])
+        bm25_scores = full.scores(query)
+        runs["bm25"][q["id"]] = top_k(bm25_scores, ids, RUN_DEPTH)
+
+        weak_scores = [s + rng.gauss(0.0, 1.0) for s in prefix.scores(query)]
+        runs["weak"][q["id"]] = top_k(weak_scores, ids, RUN_DEPTH)
+
+        sem_scores = semantic.scores(q["question"])
+        depth = 100
+        fused = rrf(
+            [
+                [c for c, _ in top_k(bm25_scores, ids, depth)],
+                [c for c, _ in top_k(sem_scores, ids, depth)],
+            ]
+        )
+        fused_ids = list(fused)
+        runs["hybrid"][q["id"]] = top_k([fused[c] for c in fused_ids], fused_ids, RUN_DEPTH)
+    return runs
+
+
+def strictly_descending(results: list[tuple[str, float]], decimals: int) -> list[str]:
+    """Format scores so the written values are strictly descending.
+
+    Tied scores would leave the order to each reader's tie-breaking rule; instead the rank
+    order decided here (score, then chunk id) is made explicit by lowering a tied score by the
+    smallest printed step.
+    """
+    step = 10.0**-decimals
+    out = []
+    previous = None
+    for _, score in results:
+        value = round(score, decimals)
+        if previous is not None and value >= previous:
+            value = round(previous - step, decimals)
+        out.append(f"{value:.{decimals}f}")
+        previous = value
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Evaluation (only to show the quality ordering; the app has its own engine)
+
+
+def evaluate(run: dict, truth: dict) -> tuple[float, float]:
+    """Mean recall@10 and MRR (over the 20 results) across questions with relevant chunks."""
+    recalls, rrs = [], []
+    for qid, grades in truth.items():
+        relevant = {c for c, g in grades.items() if g >= 1}
+        if not relevant:
+            continue
+        ranking = [c for c, _ in run.get(qid, [])]
+        recalls.append(len(relevant & set(ranking[:10])) / len(relevant))
+        rr = 0.0
+        for rank, chunk_id in enumerate(ranking, start=1):
+            if chunk_id in relevant:
+                rr = 1.0 / rank
+                break
+        rrs.append(rr)
+    return sum(recalls) / len(recalls), sum(rrs) / len(rrs)
+
+
+# ---------------------------------------------------------------------------------------------
+# Labels
+
+
+def make_labels(questions, truth, runs, plan, disagreements, documents, chunks_by_doc):
+    """Reviewer qrels as they would look after grading the pooled candidates.
+
+    For each labelled question, the reviewer grades the union of the top POOL_DEPTH of every
+    run plus the relevant chunks (found with the search box when no run surfaced them):
+    relevant chunks get their ground-truth grade, everything else 0. Then the deliberate
+    disagreements from demo_source/labels.py are applied.
+    """
+    known = {q["id"] for q in questions}
+    labels: dict[str, dict[str, dict[str, int]]] = defaultdict(dict)
+    unanswerable: list[tuple[str, str]] = []
+    for qid, reviewers in plan.items():
+        if qid not in known:
+            raise BuildError(f"labels.py: unknown question {qid}")
+        pool = set()
+        for run in runs.values():
+            pool.update(c for c, _ in run[qid][:POOL_DEPTH])
+        pool.update(truth[qid])
+        for reviewer in reviewers:
+            labels[reviewer][qid] = {c: truth[qid].get(c, 0) for c in pool}
+            if not truth[qid]:
+                unanswerable.append((qid, reviewer))
+    applied = []
+    for d in disagreements:
+        qid, reviewer = d["question"], d["reviewer"]
+        if reviewer not in plan.get(qid, ()):
+            raise BuildError(f"labels.py: {reviewer} does not label {qid}")
+        ids = resolve_quote(
+            documents[d["doc"]]["text"],
+            chunks_by_doc[d["doc"]],
+            d["doc"],
+            d["quote"],
+            f"labels.py {qid}",
+        )
+        for chunk_id in ids:
+            before = labels[reviewer][qid].get(chunk_id)
+            if before is None:
+                raise BuildError(f"labels.py: {chunk_id} is not in the pool of {qid}")
+            if before == d["grade"]:
+                raise BuildError(f"labels.py: {reviewer} already gives {chunk_id} grade {before}")
+            labels[reviewer][qid][chunk_id] = d["grade"]
+            applied.append((qid, chunk_id, reviewer, before, d["grade"]))
+    return labels, sorted(unanswerable), applied
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing
+
+
+def chunk_sort_key(chunk_id: str) -> tuple[str, int]:
+    doc_id, _, number = chunk_id.rpartition("#")
+    return doc_id, int(number)
+
+
+def write_text(path: Path, lines: list[str]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8", newline="\n") as f:
+        f.write("".join(line + "\n" for line in lines))
+
+
+def write_jsonl(path: Path, rows: list[dict]) -> None:
+    write_text(path, [json.dumps(row, ensure_ascii=False) for row in rows])
+
+
+def build(out: Path) -> dict:
+    """Build everything into `out` and return the figures for the summary."""
+    documents = load_documents()
+    docs_by_id = {d["id"]: d for d in documents}
+    chunks_by_doc = {d["id"]: chunk_document(d) for d in documents}
+    chunks = [c for d in documents for c in chunks_by_doc[d["id"]]]
+    for c in chunks:  # the invariant the app relies on
+        assert docs_by_id[c["doc_id"]]["text"][c["start"] : c["end"]] == c["text"], c["id"]
+    assert len({c["id"] for c in chunks}) == len(chunks), "duplicate chunk ids"
+
+    questions = load_module("questions").QUESTIONS
+    qids = [q["id"] for q in questions]
+    assert len(set(qids)) == len(qids), "duplicate question ids"
+    assert qids == sorted(qids), "questions must be listed in id order"
+    synonyms = load_module("synonyms").SYNONYM_GROUPS
+    label_source = load_module("labels")
+
+    truth, spanning = build_ground_truth(questions, docs_by_id, chunks_by_doc)
+    runs = make_runs(questions, chunks, synonyms)
+    labels, unanswerable, applied = make_labels(
+        questions,
+        truth,
+        runs,
+        label_source.LABEL_PLAN,
+        label_source.DISAGREEMENTS,
+        docs_by_id,
+        chunks_by_doc,
+    )
+
+    write_jsonl(out / "documents.jsonl", documents)
+    write_jsonl(out / "chunks.jsonl", chunks)
+    question_rows = []
+    for q in questions:
+        row = {"id": q["id"], "question": q["question"]}
+        if q.get("answer"):
+            row["reference_answer"] = q["answer"]
+        row["tags"] = list(q["tags"])
+        question_rows.append(row)
+    write_jsonl(out / "questions.jsonl", question_rows)
+
+    for name, run in runs.items():
+        lines = []
+        for qid in qids:
+            results = run[qid]
+            for rank, ((chunk_id, _), score) in enumerate(
+                zip(results, strictly_descending(results, 6), strict=True), start=1
+            ):
+                lines.append(f"{qid} Q0 {chunk_id} {rank} {score} {name}")
+        write_text(out / "runs" / f"{name}.trec", lines)
+
+    for reviewer in ("maria", "tom"):
+        lines = []
+        for qid in sorted(labels[reviewer]):
+            for chunk_id in sorted(labels[reviewer][qid], key=chunk_sort_key):
+                lines.append(f"{qid} 0 {chunk_id} {labels[reviewer][qid][chunk_id]}")
+        write_text(out / "labels" / f"{reviewer}.qrels", lines)
+    write_text(out / "labels" / "unanswerable.tsv", [f"{q}\t{r}" for q, r in unanswerable])
+
+    lines = []
+    for qid in qids:
+        for chunk_id in sorted(truth[qid], key=chunk_sort_key):
+            lines.append(f"{qid} 0 {chunk_id} {truth[qid][chunk_id]}")
+    write_text(out / "ground_truth.qrels", lines)
+
+    return {
+        "documents": documents,
+        "chunks": chunks,
+        "questions": questions,
+        "truth": truth,
+        "spanning": spanning,
+        "runs": runs,
+        "labels": labels,
+        "plan": label_source.LABEL_PLAN,
+        "unanswerable": unanswerable,
+        "applied": applied,
+    }
+
+
+def check_and_summarise(figures: dict) -> None:
+    """Print the summary and assert the properties the demo promises."""
+    documents, chunks, questions = figures["documents"], figures["chunks"], figures["questions"]
+    truth = figures["truth"]
+    answerable = [q for q in questions if truth[q["id"]]]
+    themes = Counter("api" if d["id"].startswith("orders-api") else "handbook" for d in documents)
+    sizes = sorted(len(c["text"]) for c in chunks)
+    print(
+        f"documents: {len(documents)} ({themes['api']} Orders API, {themes['handbook']} handbook)"
+    )
+    print(
+        f"chunks:    {len(chunks)} (characters: min {sizes[0]}, median "
+        f"{sizes[len(sizes) // 2]}, max {sizes[-1]})"
+    )
+    with_answer = sum(1 for q in questions if q.get("answer"))
+    print(
+        f"questions: {len(questions)} ({len(answerable)} answerable, "
+        f"{len(questions) - len(answerable)} not answerable from the documents, "
+        f"{with_answer} with a reference answer)"
+    )
+    grades = Counter(g for t in truth.values() for g in t.values())
+    print(f"ground truth: {grades[2]} grade-2 and {grades[1]} grade-1 judgements")
+    for qid, doc_id, quote in figures["spanning"]:
+        print(f"  note: {qid} quote spans two chunks of {doc_id}: {quote!r}")
+
+    results = {}
+    for name in ("weak", "bm25", "hybrid"):
+        recall, mrr = evaluate(figures["runs"][name], truth)
+        results[name] = (recall, mrr)
+        print(f"run {name:<7} recall@10 {recall:.3f}  MRR {mrr:.3f}")
+
+    plan = figures["plan"]
+    per_reviewer = Counter(r for reviewers in plan.values() for r in reviewers)
+    both = sorted(q for q, r in plan.items() if len(r) == 2)
+    print(
+        f"labelled questions: {len(plan)} (maria {per_reviewer['maria']}, tom "
+        f"{per_reviewer['tom']}, both {len(both)}: {', '.join(both)})"
+    )
+    for reviewer in ("maria", "tom"):
+        count = sum(len(v) for v in figures["labels"][reviewer].values())
+        print(f"  {reviewer}: {count} graded chunks")
+    print(f"  marked unanswerable: {', '.join(f'{q} ({r})' for q, r in figures['unanswerable'])}")
+    for qid, chunk_id, reviewer, before, after in figures["applied"]:
+        other = "tom" if reviewer == "maria" else "maria"
+        print(f"  disagreement {qid} {chunk_id}: {other} {before}, {reviewer} {after}")
+
+    # The promises of the brief, checked on every build.
+    assert len(documents) >= 40, "at least 40 documents"
+    assert len(chunks) >= 300, "at least 300 chunks"
+    assert len(questions) >= 60, "at least 60 questions"
+    assert len(questions) - len(answerable) >= 8, "at least 8 unanswerable questions"
+    assert results["hybrid"][0] > results["bm25"][0] > results["weak"][0], "recall ordering"
+    assert results["hybrid"][1] > results["bm25"][1] > results["weak"][1], "MRR ordering"
+    for name, run in figures["runs"].items():
+        for qid in truth:
+            assert len(run[qid]) == RUN_DEPTH, (name, qid)
+
+
+def compare_dirs(built: Path, committed: Path) -> list[str]:
+    """Relative paths that differ between two trees (missing, extra or changed files)."""
+
+    def files(root: Path) -> set[str]:
+        return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
+
+    a, b = files(built), files(committed)
+    diffs = sorted(a ^ b)
+    for rel in sorted(a & b):
+        if not filecmp.cmp(built / rel, committed / rel, shallow=False):
+            diffs.append(rel)
+    return diffs
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="rebuild into a temporary folder and fail if data/demo/ differs",
+    )
+    args = parser.parse_args(argv)
+    try:
+        if args.check:
+            with tempfile.TemporaryDirectory() as tmp:
+                figures = build(Path(tmp))
+                check_and_summarise(figures)
+                diffs = compare_dirs(Path(tmp), OUTPUT)
+            if diffs:
+                print(
+                    "data/demo/ is out of date; run `python data/build_demo.py`. Differs:",
+                    file=sys.stderr,
+                )
+                for rel in diffs:
+                    print(f"  {rel}", file=sys.stderr)
+                return 1
+            print("data/demo/ is up to date")
+            return 0
+        with tempfile.TemporaryDirectory(dir=HERE) as tmp:
+            figures = build(Path(tmp))
+            check_and_summarise(figures)
+            replace_output(Path(tmp))
+        print(f"wrote {OUTPUT.relative_to(HERE.parent)}/")
+        return 0
+    except BuildError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def replace_output(built: Path) -> None:
+    """Swap the freshly built tree in for data/demo/ (only after every check passed)."""
+    import shutil
+
+    if OUTPUT.exists():
+        shutil.rmtree(OUTPUT)
+    shutil.copytree(built, OUTPUT)
+    for path in [OUTPUT, *OUTPUT.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
