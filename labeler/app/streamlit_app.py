@@ -7,23 +7,14 @@ from __future__ import annotations
 
 import contextlib
 import html
-from pathlib import Path
 
 import streamlit as st
 
+from labeler.app.pages import PAGES, PAGES_DIR
 from labeler.app.state import REVIEWER_KEY, get_store, show_flash
 from labeler.app.widgets import inject_style
 from labeler.errors import LabelerError
 from labeler.store import check_reviewer
-
-PAGES_DIR = Path(__file__).resolve().parent / "app_pages"
-
-# The one list of pages: (file, title, icon, section). A page joins the app by a line here.
-PAGES = [
-    ("label.py", "Grade chunks", ":material/checklist:", "Label"),
-    ("export.py", "Export test sets", ":material/inventory_2:", "Test sets"),
-    ("data.py", "Data", ":material/database:", "Project"),
-]
 
 
 def ask_reviewer() -> None:

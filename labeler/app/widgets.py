@@ -41,8 +41,9 @@ STYLE = """
                 padding: 0 5px; font-size: 0.8rem; background: #fafafa; }
 .lbl-keys { font-size: 0.85rem; color: #444; line-height: 2; }
 .lbl-card-head { display: flex; justify-content: space-between; font-size: 0.85rem; color: #555; }
-.st-key-label_toolbar { position: sticky; top: 3.75rem; z-index: 50; background: white;
-                        padding: 6px 0; border-bottom: 1px solid #eee; }
+div[data-testid="stLayoutWrapper"]:has(> .st-key-label_toolbar) {
+    position: sticky; top: 3.75rem; z-index: 50; background: white;
+    padding: 6px 0; border-bottom: 1px solid #eee; }
 </style>
 """
 

@@ -8,7 +8,7 @@ same chunk at once each keep their own grade.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import UTC, datetime
 
 from labeler.errors import LabelerError, NotFoundError
 from labeler.store.base import StoreBase, now
@@ -306,11 +306,12 @@ class LabelStore(StoreBase):
         return {"total": total, "everyone": everyone, "mine": mine}
 
     def grades_since(self, reviewer: str, since: datetime) -> int:
-        """Labels ``reviewer`` set or changed since ``since`` (for "graded today")."""
+        """Grades ``reviewer`` gave by hand since ``since`` (imports do not count)."""
         return int(
             self.scalar(
-                "SELECT count(*) FROM labels WHERE reviewer = ? AND updated_at >= ?",
-                (reviewer, since.isoformat(timespec="microseconds")),
+                "SELECT count(*) FROM label_events WHERE reviewer = ? AND at >= ?"
+                " AND action = 'grade'",
+                (reviewer, since.astimezone(UTC).isoformat(timespec="microseconds")),
             )
         )
 

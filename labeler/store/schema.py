@@ -149,6 +149,7 @@ def initial(db: sqlite_utils.Database) -> None:
             at TEXT NOT NULL
         );
         CREATE INDEX label_events_by_question ON label_events (question_id, chunking);
+        CREATE INDEX label_events_by_reviewer ON label_events (reviewer, at);
         CREATE TRIGGER label_events_no_update BEFORE UPDATE ON label_events BEGIN
             SELECT RAISE(ABORT, 'label_events is append-only');
         END;

@@ -212,7 +212,6 @@ def toolbar(view: labeling.QuestionView) -> None:
                 type="primary" if value == 2 else "secondary",
                 help="Grade the highlighted chunk and move to the next ungraded one",
             )
-        st.space("small")
         st.button(
             "",
             icon=":material/arrow_upward:",
@@ -233,7 +232,6 @@ def toolbar(view: labeling.QuestionView) -> None:
             help="Next chunk",
             type="tertiary",
         )
-        st.space("small")
         st.button(
             "Previous",
             icon=":material/chevron_left:",
@@ -251,7 +249,6 @@ def toolbar(view: labeling.QuestionView) -> None:
             on_click=go_next,
             help="The next question that still needs grading",
         )
-        st.space("small")
         st.button(
             "Undo unanswerable" if view.unanswerable else "Unanswerable",
             key="label_key_u",
@@ -393,7 +390,7 @@ def keep_in_view(key: str, question_id: str) -> None:
     st.html(
         f"<script data-nonce='{nonce}' data-q='{html.escape(question_id)}'>"
         f"setTimeout(() => document.querySelector({selector})"
-        "?.scrollIntoView({block: 'nearest', behavior: 'smooth'}), 50);</script>",
+        "?.scrollIntoView({block: 'center', behavior: 'smooth'}), 50);</script>",
         unsafe_allow_javascript=True,
     )
 

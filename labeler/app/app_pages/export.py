@@ -1,0 +1,292 @@
+"""Export: create a test-set version (preview first), see the history, compare two versions,
+download one as a zip. Every action calls the same core functions as the CLI.
+
+Versions are written to ``$LABELER_EXPORTS``, else to ``exports/`` next to the database.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import streamlit as st
+
+from labeler.app.state import db_path, get_store, user_errors
+from labeler.exporters.consensus import POLICIES, DisagreementError
+from labeler.exporters.diff import diff_versions
+from labeler.exporters.history import list_versions, testset_names, zip_version
+from labeler.exporters.testset import Selection, export_testset, plan_export
+
+store = get_store()
+OUT = Path(os.environ.get("LABELER_EXPORTS") or Path(db_path()).resolve().parent / "exports")
+NO_POLICY = "stop and list them"
+LAST = "export_last"
+
+
+def selection_form() -> tuple[str, Selection, str | None]:
+    """The name and selection, and which button was pressed ("preview", "create" or None)."""
+    tags = [tag for tag, _ in store.all_tags()]
+    known = testset_names(OUT)
+    with st.form("export_form"):
+        name = st.text_input(
+            "Test-set name",
+            value=known[0] if known else "",
+            key="export_name",
+            placeholder="e.g. orders-faq",
+            help="Letters, digits, '.', '_' and '-'. Each export of a name is its next version.",
+        )
+        left, right = st.columns(2)
+        chosen_tags = left.multiselect(
+            "Only questions tagged (any of)", tags, key="export_tags", placeholder="all questions"
+        )
+        min_reviewers = left.number_input(
+            "Judged by at least this many reviewers", 1, 100, 1, key="export_min_reviewers"
+        )
+        include_pending = left.checkbox(
+            "Include generated questions still awaiting review", key="export_include_pending"
+        )
+        min_grade = right.selectbox(
+            "Relevant from grade (recorded for evaluators)", [1, 2], key="export_min_grade"
+        )
+        policy = right.selectbox(
+            "When reviewers disagree",
+            [NO_POLICY, *POLICIES],
+            key="export_policy",
+            format_func=lambda p: p if p == NO_POLICY else f"{p}: {POLICIES[p].summary}",
+        )
+        preview = st.form_submit_button("Preview", key="export_preview")
+        create = st.form_submit_button("Create version", type="primary", key="export_create")
+    selection = Selection(
+        tags=tuple(chosen_tags),
+        min_reviewers=int(min_reviewers),
+        include_pending=include_pending,
+        min_grade=int(min_grade),
+        policy=None if policy == NO_POLICY else policy,
+    )
+    action = "create" if create else "preview" if preview else None
+    return name.strip(), selection, action
+
+
+def change_rows(diff) -> list[dict]:
+    rows = []
+    for change in diff.questions:
+        question = change.new or change.old
+        rows.append(
+            {
+                "question": change.id,
+                "change": change.status,
+                "text": question.question,
+                "fields edited": ", ".join(change.fields),
+                "labels": "; ".join(
+                    f"{c.chunk_id}: {'none' if c.old is None else c.old} → "
+                    f"{'none' if c.new is None else c.new}"
+                    for c in change.labels
+                ),
+            }
+        )
+    return rows
+
+
+def show_summary(data: dict) -> None:
+    counts = data["counts"]
+    a, b, c, d = st.columns(4)
+    a.metric("Questions", counts["questions"])
+    b.metric("Unanswerable", counts["unanswerable"])
+    c.metric("Qrels", counts["qrels"])
+    d.metric("Reviewers", counts["reviewers"])
+    per = counts["labels_per_grade"]
+    st.caption(
+        f"Grades 0 / 1 / 2: {per['0']} / {per['1']} / {per['2']} · chunks {counts['chunks']}"
+        f" · adjudicated {counts['adjudicated']} · settled by policy"
+        f" {counts['settled_by_policy']} · {data['content_hash']}"
+    )
+    if data.get("changes_rows") is not None:
+        summary = data["changes"]
+        st.caption(
+            f"Since v{data['parent']}: {summary['questions_added']} questions added,"
+            f" {summary['questions_removed']} removed, {summary['questions_edited']} edited;"
+            f" {summary['labels_added']} labels added, {summary['labels_removed']} removed,"
+            f" {summary['labels_regraded']} regraded"
+        )
+        if data["changes_rows"]:
+            st.dataframe(data["changes_rows"], hide_index=True, key="export_changes_table")
+
+
+def remember_plan(name: str, selection: Selection) -> None:
+    plan = plan_export(store, name, out=OUT, selection=selection)
+    st.session_state[LAST] = {
+        "kind": "preview",
+        "name": name,
+        "selection": selection.as_dict(),
+        "version": plan.version,
+        "parent": plan.parent,
+        "existing": plan.existing,
+        "counts": dict(plan.counts),
+        "content_hash": plan.content_hash,
+        "changes": None if plan.diff is None else plan.diff.summary(),
+        "changes_rows": None if plan.diff is None else change_rows(plan.diff),
+        "disagreements": [
+            {
+                "question": d.question_id,
+                "chunk": d.chunk_id,
+                "grades": ", ".join(
+                    f"{r}: {'unanswerable' if how == 'unanswerable' else g}"
+                    for r, g, how in d.grades
+                ),
+            }
+            for d in plan.disagreements
+        ],
+    }
+
+
+def create(name: str, selection: Selection) -> None:
+    result = export_testset(store, name, out=OUT, selection=selection)
+    st.session_state[LAST] = {
+        "kind": result.status,
+        "name": name,
+        "selection": selection.as_dict(),
+        "version": result.version,
+        "path": str(result.path),
+        "parent": result.plan.parent,
+        "counts": dict(result.plan.counts),
+        "content_hash": result.plan.content_hash,
+        "changes": None if result.plan.diff is None else result.plan.diff.summary(),
+        "changes_rows": None if result.plan.diff is None else change_rows(result.plan.diff),
+        "disagreements": [],
+    }
+    st.session_state["export_history_name"] = name
+
+
+def show_last(name: str, selection: Selection) -> None:
+    last = st.session_state.get(LAST)
+    if not last:
+        return
+    if last["kind"] == "preview" and (
+        last["name"] != name or last["selection"] != selection.as_dict()
+    ):
+        st.caption("The selection changed since the preview: preview again.")
+        return
+    if last["kind"] == "created":
+        st.success(f"Created version v{last['version']} of {last['name']}.")
+        st.text(last["path"])
+    elif last["kind"] == "unchanged":
+        st.info(f"Nothing written: v{last['version']} already holds this content.")
+    elif last["disagreements"]:
+        st.error(
+            f"{len(last['disagreements'])} disagreement(s) between reviewers. Settle them with"
+            " `labeler adjudicate`, or choose how to settle them above."
+        )
+        st.dataframe(last["disagreements"], hide_index=True, key="export_disagreements")
+        return
+    elif last["existing"] is not None:
+        st.info(f"Nothing to write: v{last['existing']} already holds this content.")
+    else:
+        st.info(f"Would create v{last['version']} of {last['name']}.")
+    show_summary(last)
+
+
+def history() -> None:
+    st.subheader("History")
+    names = testset_names(OUT)
+    if not names:
+        st.caption(f"No test sets in {OUT} yet.")
+        return
+    name = st.selectbox("Test set", names, key="export_history_name")
+    infos = list_versions(OUT, name, store=store)
+    broken = [i for i in infos if not i.intact]
+    if broken:
+        st.error(
+            "Changed after export (a version must never change; restore from version control): "
+            + ", ".join(f"v{i.number}" for i in broken)
+        )
+    st.dataframe(
+        [
+            {
+                "version": f"v{i.number}",
+                "created": (i.manifest or {}).get("created", ""),
+                "parent": (i.manifest or {}).get("parent"),
+                "questions": ((i.manifest or {}).get("counts") or {}).get("questions"),
+                "unanswerable": ((i.manifest or {}).get("counts") or {}).get("unanswerable"),
+                "qrels": ((i.manifest or {}).get("counts") or {}).get("qrels"),
+                "policy": (i.manifest or {}).get("policy"),
+                "content hash": (i.manifest or {}).get("content_hash"),
+                "status": i.status(),
+            }
+            for i in reversed(infos)
+        ],
+        hide_index=True,
+        key="export_history_table",
+    )
+    numbers = [i.number for i in reversed(infos)]
+    compare(name, numbers, {i.number: i.path for i in infos})
+    download(name, numbers, {i.number: i.path for i in infos})
+
+
+def compare(name: str, numbers: list[int], paths: dict[int, Path]) -> None:
+    st.subheader("Compare two versions")
+    if len(numbers) < 2:
+        st.caption("Only one version so far.")
+        return
+    left, right = st.columns(2)
+    old = left.selectbox("From", numbers, index=1, key="export_diff_old", format_func="v{}".format)
+    new = right.selectbox("To", numbers, index=0, key="export_diff_new", format_func="v{}".format)
+    with user_errors():
+        diff = diff_versions(paths[old], paths[new])
+        summary = diff.summary()
+        a, b, c = st.columns(3)
+        a.metric(
+            "Questions added / removed",
+            f"{summary['questions_added']} / {summary['questions_removed']}",
+        )
+        b.metric("Questions edited", summary["questions_edited"])
+        c.metric(
+            "Labels added / removed / regraded",
+            f"{summary['labels_added']} / {summary['labels_removed']} /"
+            f" {summary['labels_regraded']}",
+        )
+        if diff.empty:
+            st.caption("No differences.")
+        else:
+            st.dataframe(change_rows(diff), hide_index=True, key="export_diff_table")
+        if diff.chunks_changed:
+            st.caption("Chunks whose text, title or document changed:")
+            st.text(", ".join(diff.chunks_changed))
+
+
+def download(name: str, numbers: list[int], paths: dict[int, Path]) -> None:
+    st.subheader("Download")
+    number = st.selectbox(
+        "Version", numbers, key="export_download_version", format_func="v{}".format
+    )
+    path = paths[number]
+    st.download_button(
+        f"Download {name} v{number} (zip)",
+        data=lambda: zip_version(path),
+        file_name=f"{name}-v{number}.zip",
+        mime="application/zip",
+        key="export_download",
+        on_click="ignore",
+        icon=":material/download:",
+    )
+
+
+st.title("Export test sets")
+st.caption(
+    f"Versions are written to {OUT}; each is immutable, and the same content is never written"
+    " twice. Reviewers' disagreements stop an export unless you choose how to settle them."
+)
+name, selection, action = selection_form()
+if action is not None:
+    with user_errors():
+        if not name:
+            st.warning("Type a name for the test set.")
+        elif action == "preview":
+            remember_plan(name, selection)
+        else:
+            st.session_state.pop(LAST, None)
+            try:
+                create(name, selection)
+            except DisagreementError:
+                remember_plan(name, selection)  # shows every disagreement, not just the first
+show_last(name, selection)
+history()
