@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
+from labeler.candidates import pool
 from labeler.errors import LabelerError
 from labeler.importers import (
     import_chunks,
@@ -12,6 +14,7 @@ from labeler.importers import (
     import_questions,
     import_run,
 )
+from labeler.importers.qrels import write_labels
 from labeler.importers.readers import iter_columns
 from labeler.labeling import mark
 from labeler.models import ImportReport
@@ -37,10 +40,53 @@ def load_demo(store: Store, folder: str | Path = DEMO_DIR) -> list[ImportReport]
         for qrels in sorted((folder / "labels").glob("*.qrels")):
             reports.append(import_qrels(store, qrels, reviewer=qrels.stem))
         unanswerable = folder / "labels" / "unanswerable.tsv"
+        marked: set[tuple[str, str]] = set()
         if unanswerable.is_file():
             for _, cols in iter_columns(unanswerable):
                 mark(store, cols[0], cols[1], unanswerable=True)
+                marked.add((cols[0], cols[1]))
+        truth = folder / "ground_truth.qrels"
+        if truth.is_file():
+            for reviewer in sorted(p.stem for p in (folder / "labels").glob("*.qrels")):
+                report = _complete_pools(store, truth, reviewer, marked)
+                if report is not None:
+                    reports.append(report)
     return reports
+
+
+def _complete_pools(
+    store: Store, truth: Path, reviewer: str, marked: set[tuple[str, str]]
+) -> ImportReport | None:
+    """The demo's reviewers graded the top of each run; our pool also holds the full-text
+    search's hits. Grade the rest of each pool they worked on from the ground truth (not
+    relevant unless it says otherwise), recorded as an import, so their questions open as
+    finished work and the app shows both work done and work to do."""
+    grades = {(cols[0], cols[2]): int(cols[3]) for _, cols in iter_columns(truth)}
+    chunking = store.current_chunking()
+    lines = []
+    for question_id in store.labelled_questions(chunking, reviewer):
+        if (question_id, reviewer) in marked:
+            continue
+        done = {
+            r["chunk_id"]
+            for r in store.question_labels(question_id, chunking)
+            if r["reviewer"] == reviewer
+        }
+        question = store.get_question(question_id)
+        for entry in pool(store, question, chunking):
+            if entry.chunk_id not in done:
+                lines.append(
+                    (
+                        len(lines) + 1,
+                        question_id,
+                        entry.chunk_id,
+                        grades.get((question_id, entry.chunk_id), 0),
+                    )
+                )
+    if not lines:
+        return None
+    report = write_labels(store, truth, lines, reviewer=reviewer, chunking=chunking, skipped=[0])
+    return replace(report, kind="pool completion", detail=f"reviewer {reviewer!r}")
 
 
 __all__ = ["DEMO_DB", "DEMO_DIR", "load_demo"]

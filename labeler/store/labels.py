@@ -160,6 +160,16 @@ class LabelStore(StoreBase):
             (question_id, chunking),
         )
 
+    def labelled_questions(self, chunking: str, reviewer: str) -> list[str]:
+        return [
+            r[0]
+            for r in self.conn.execute(
+                "SELECT DISTINCT question_id FROM labels WHERE chunking = ? AND reviewer = ?"
+                " ORDER BY question_id",
+                (chunking, reviewer),
+            )
+        ]
+
     def label_history(self, question_id: str, chunking: str | None = None) -> list[dict]:
         return self.query(
             "SELECT chunk_id, reviewer, action, old_grade, new_grade, note, at FROM label_events"
