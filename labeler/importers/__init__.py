@@ -7,9 +7,12 @@ from dataclasses import dataclass
 
 from labeler.importers.beir import import_beir
 from labeler.importers.corpus import import_chunks, import_documents
+from labeler.importers.deepeval import import_deepeval
 from labeler.importers.qrels import import_qrels, parse_grade_map
 from labeler.importers.questions import import_questions
+from labeler.importers.ragas import import_ragas
 from labeler.importers.runs import import_run
+from labeler.importers.testset import import_testset
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +31,15 @@ IMPORT_KINDS = {
         ImportKind("run", "TREC run, JSONL", "a retriever's ranked chunks per question"),
         ImportKind("qrels", "TREC qrels", "judgements from another tool, as a reviewer's labels"),
         ImportKind("beir", "BEIR folder", "corpus, queries and qrels of a BEIR dataset"),
+        ImportKind(
+            "testset", "version folder, BEIR folder", "an exported test-set version, read back"
+        ),
+        ImportKind(
+            "ragas", "CSV, JSON, JSONL", "a Ragas test set, as generated questions to review"
+        ),
+        ImportKind(
+            "deepeval", "JSON, JSONL, CSV", "DeepEval goldens, as generated questions to review"
+        ),
     )
 }
 
@@ -36,9 +48,12 @@ __all__ = [
     "ImportKind",
     "import_beir",
     "import_chunks",
+    "import_deepeval",
     "import_documents",
     "import_qrels",
     "import_questions",
+    "import_ragas",
     "import_run",
+    "import_testset",
     "parse_grade_map",
 ]

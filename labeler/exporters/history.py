@@ -1,0 +1,195 @@
+"""The versions of a test set as they are on disk: listed, checked, resolved, zipped.
+
+The folders are the truth (they are what a team checks in); the database's record of what it
+exported is a second witness, which catches a version whose files and manifest were both edited.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from labeler.errors import LabelerError, NotFoundError
+from labeler.exporters.layout import (
+    CONTENT_FILES,
+    MANIFEST,
+    NAME,
+    changed_files,
+    check_name,
+    read_manifest,
+    version_dirs,
+)
+
+if TYPE_CHECKING:
+    from labeler.store import Store
+
+# A fixed timestamp inside zips, so the same version always zips to the same bytes.
+ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class VersionInfo:
+    """One version folder and what checking it found.
+
+    ``changed`` names the files that no longer match the manifest's hash; ``problem`` says why
+    the folder could not be read at all; ``recorded_hash`` is what this database recorded when
+    it exported the version (None if it did not).
+    """
+
+    name: str
+    number: int
+    path: Path
+    manifest: dict | None
+    changed: tuple[str, ...] = ()
+    problem: str | None = None
+    recorded_hash: str | None = None
+
+    @property
+    def intact(self) -> bool:
+        return self.problem is None and not self.changed
+
+    @property
+    def record_differs(self) -> bool:
+        return (
+            self.manifest is not None
+            and self.recorded_hash is not None
+            and self.recorded_hash != self.manifest.get("content_hash")
+        )
+
+    def status(self) -> str:
+        if self.problem is not None:
+            return f"UNREADABLE: {self.problem}"
+        if self.changed:
+            return "MODIFIED: " + ", ".join(self.changed)
+        if self.record_differs:
+            return "ok (but this database recorded another hash for it)"
+        return "ok"
+
+    def as_dict(self) -> dict:
+        manifest = self.manifest or {}
+        return {
+            "name": self.name,
+            "version": self.number,
+            "path": str(self.path),
+            "created": manifest.get("created"),
+            "parent": manifest.get("parent"),
+            "chunking": manifest.get("chunking"),
+            "content_hash": manifest.get("content_hash"),
+            "counts": manifest.get("counts"),
+            "policy": manifest.get("policy"),
+            "intact": self.intact,
+            "modified_files": list(self.changed),
+            "problem": self.problem,
+            "recorded_hash": self.recorded_hash,
+        }
+
+
+def testset_names(out: str | Path) -> list[str]:
+    """The test sets under ``out``: folders with a valid name holding at least one version."""
+    folder = Path(out)
+    if not folder.is_dir():
+        return []
+    return sorted(
+        child.name
+        for child in folder.iterdir()
+        if child.is_dir() and NAME.match(child.name) and version_dirs(folder, child.name)
+    )
+
+
+def list_versions(out: str | Path, name: str, *, store: Store | None = None) -> list[VersionInfo]:
+    """Every version of ``name`` under ``out``, oldest first, each checked against its hash."""
+    recorded = store.recorded_versions(name) if store is not None else {}
+    infos = []
+    for number, path in version_dirs(out, name):
+        # Only a record of this very folder is a witness: the same name may be exported into
+        # another folder (a trial run in /tmp) from the same database.
+        record = recorded.get(number)
+        same_folder = record is not None and Path(record["path"]).resolve() == path.resolve()
+        recorded_hash = record["content_hash"] if same_folder else None
+        try:
+            manifest = read_manifest(path)
+        except LabelerError as error:
+            infos.append(
+                VersionInfo(name, number, path, None, problem=error.message, recorded_hash=None)
+            )
+            continue
+        infos.append(
+            VersionInfo(
+                name,
+                number,
+                path,
+                manifest,
+                changed=tuple(changed_files(path, manifest)),
+                recorded_hash=recorded_hash,
+            )
+        )
+    return infos
+
+
+def check_intact(infos: list[VersionInfo]) -> None:
+    """Raise, naming every version changed after export: versions are immutable."""
+    broken = [info for info in infos if not info.intact]
+    if broken:
+        details = "; ".join(f"v{info.number} {info.status()}" for info in broken)
+        msg = (
+            f"{len(broken)} version(s) of {broken[0].name!r} changed after export ({details});"
+            " restore them from version control before exporting again"
+        )
+        raise LabelerError(msg, path=broken[0].path.parent)
+
+
+def parse_version_ref(ref: str | int) -> int | None:
+    """ "v3", "3" -> 3; "latest" -> None."""
+    text = str(ref).strip().lower()
+    if text == "latest":
+        return None
+    number = text.removeprefix("v")
+    if not number.isdigit() or int(number) < 1:
+        msg = f"expected a version like v3, 3 or latest, got {ref!r}"
+        raise LabelerError(msg, field="version")
+    return int(number)
+
+
+def resolve_version(out: str | Path, name: str, ref: str | int) -> Path:
+    """The folder of version ``ref`` ("v3", "3" or "latest") of test set ``name``."""
+    versions = dict(version_dirs(out, check_name(name)))
+    if not versions:
+        msg = f"no versions of {name!r} (export one with `labeler export {name}`)"
+        raise NotFoundError(msg, path=Path(out) / name)
+    number = parse_version_ref(ref)
+    if number is None:
+        return versions[max(versions)]
+    if number not in versions:
+        known = ", ".join(f"v{n}" for n in sorted(versions))
+        msg = f"no version v{number} of {name!r} (there are: {known})"
+        raise NotFoundError(msg, path=Path(out) / name)
+    return versions[number]
+
+
+def zip_version(folder: str | Path) -> bytes:
+    """The version as a zip holding ``<name>/v<N>/...``; the same version gives the same bytes."""
+    folder = Path(folder)
+    manifest = read_manifest(folder)
+    prefix = f"{manifest['name']}/v{manifest['version']}/"
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name in (MANIFEST, *CONTENT_FILES):
+            info = zipfile.ZipInfo(prefix + name, date_time=ZIP_DATE)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, (folder / name).read_bytes())
+    return buffer.getvalue()
+
+
+__all__ = [
+    "VersionInfo",
+    "check_intact",
+    "list_versions",
+    "parse_version_ref",
+    "resolve_version",
+    "testset_names",
+    "zip_version",
+]

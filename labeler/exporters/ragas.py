@@ -1,0 +1,69 @@
+"""Ragas: ``ragas.jsonl`` and ``ragas.csv``, one sample per question.
+
+Each sample holds ``user_input`` (the question), ``reference`` (the reference answer, left out
+when there is none, as Ragas does), ``reference_contexts`` (the texts of the chunks graded
+``min_grade`` or more, best grade first, then by chunk id), ``reference_context_ids`` (their ids,
+in the same order) and ``synthesizer_name`` (``labeler:<name>@v<N>``, which
+``Testset.from_list`` requires and ``EvaluationDataset`` ignores).
+
+Load with ``EvaluationDataset.from_jsonl("ragas.jsonl")`` or ``Testset.from_list(rows)``. In the
+CSV, list columns hold JSON arrays (also valid Python literals, as Ragas' own CSVs have them).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from labeler.exporters.layout import Version
+from labeler.exporters.writing import relevant_chunks, write_text
+
+JSONL = "ragas.jsonl"
+CSV = "ragas.csv"
+COLUMNS = (
+    "user_input",
+    "reference",
+    "reference_contexts",
+    "reference_context_ids",
+    "synthesizer_name",
+)
+
+
+def samples(version: Version, min_grade: int) -> list[dict]:
+    content = version.content
+    rows = []
+    for question_id in sorted(content.questions):
+        question = content.questions[question_id]
+        relevant = relevant_chunks(version, question_id, min_grade)
+        row = {"user_input": question.question}
+        if question.reference_answer is not None:
+            row["reference"] = question.reference_answer
+        row["reference_contexts"] = [content.chunks[c].text for c, _ in relevant]
+        row["reference_context_ids"] = [c for c, _ in relevant]
+        row["synthesizer_name"] = f"labeler:{version.name}@v{version.number}"
+        rows.append(row)
+    return rows
+
+
+def write(version: Version, out: Path, min_grade: int) -> list[Path]:
+    rows = samples(version, min_grade)
+    jsonl = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    for row in rows:
+        writer.writerow(
+            [
+                row["user_input"],
+                row.get("reference", ""),
+                json.dumps(row["reference_contexts"], ensure_ascii=False),
+                json.dumps(row["reference_context_ids"], ensure_ascii=False),
+                row["synthesizer_name"],
+            ]
+        )
+    return [write_text(out / JSONL, jsonl), write_text(out / CSV, buffer.getvalue())]
+
+
+__all__ = ["COLUMNS", "CSV", "JSONL", "samples", "write"]

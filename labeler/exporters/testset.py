@@ -1,0 +1,389 @@
+"""Turn the labels into an immutable, self-describing, versioned test set.
+
+``plan_export`` reads the database once (one read transaction) and works out everything: which
+questions, their consensus grades, the files' bytes, the content hash, the version it would be
+and what changed since the parent. ``export_testset`` writes it: into a temporary folder next to
+the versions, then renamed into place, so an interrupted export leaves no version behind and an
+existing version is never touched. The same content is never exported twice: the version that
+already holds it is reported instead.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from labeler import __version__
+from labeler.errors import LabelerError, NotFoundError
+from labeler.exporters.consensus import (
+    Consensus,
+    Disagreement,
+    DisagreementError,
+    consensus,
+    get_policy,
+)
+from labeler.exporters.diff import VersionDiff, changes_record, diff_contents
+from labeler.exporters.history import check_intact, list_versions
+from labeler.exporters.layout import (
+    FORMAT,
+    MANIFEST,
+    ChunkEntry,
+    Content,
+    QuestionEntry,
+    check_name,
+    check_trec_id,
+    content_hash,
+    file_digests,
+    manifest_bytes,
+    read_version,
+    serialise,
+)
+from labeler.store import Store
+from labeler.store.base import now
+
+DEFAULT_OUT = "exports"
+READ_ONLY = 0o444
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """Which questions go into a version, and how disagreements are settled.
+
+    ``min_grade`` does not filter anything: it is recorded for consumers (the grade from which
+    a chunk counts as relevant).
+    """
+
+    tags: tuple[str, ...] = ()
+    min_reviewers: int = 1
+    include_pending: bool = False
+    min_grade: int = 1
+    policy: str | None = None
+
+    def statuses(self) -> tuple[str, ...]:
+        return ("accepted", "pending") if self.include_pending else ("accepted",)
+
+    def check(self) -> None:
+        get_policy(self.policy)
+        if self.min_grade not in (1, 2):
+            msg = f"expected 1 or 2, got {self.min_grade!r}"
+            raise LabelerError(msg, field="min-grade")
+        if self.min_reviewers < 1:
+            msg = f"expected 1 or more, got {self.min_reviewers!r}"
+            raise LabelerError(msg, field="min-reviewers")
+
+    def as_dict(self) -> dict:
+        return {
+            "tags": sorted(set(self.tags)),
+            "min_reviewers": self.min_reviewers,
+            "review_status": list(self.statuses()),
+            "min_grade": self.min_grade,
+            "policy": self.policy,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ExportPlan:
+    """Everything an export would write, worked out without writing anything."""
+
+    name: str
+    out: Path
+    chunking: str
+    selection: Selection
+    version: int
+    parent: int | None
+    content: Content = field(repr=False)
+    files: Mapping[str, bytes] = field(repr=False)
+    content_hash: str
+    counts: Mapping[str, object]
+    reviewers: tuple[str, ...]
+    diff: VersionDiff | None
+    existing: int | None
+    disagreements: tuple[Disagreement, ...]
+    missing_chunks: int = 0
+
+    def manifest(self, created: str) -> dict:
+        return {
+            "format": FORMAT,
+            "name": self.name,
+            "version": self.version,
+            "parent": self.parent,
+            "created": created,
+            "tool": {"name": "labeler", "version": __version__},
+            "chunking": self.chunking,
+            "selection": self.selection.as_dict(),
+            "min_grade": self.selection.min_grade,
+            "policy": self.selection.policy,
+            "counts": dict(self.counts),
+            "reviewers": list(self.reviewers),
+            "content_hash": self.content_hash,
+            "files": file_digests(self.files),
+            "changes": None
+            if self.diff is None or self.parent is None
+            else changes_record(self.diff, self.parent),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ExportResult:
+    """``status``: "created" (written at ``path``), "unchanged" (version ``version`` already
+    holds this content) or "dry-run" (nothing written; ``version`` is what it would be)."""
+
+    plan: ExportPlan
+    status: str
+    version: int
+    path: Path
+
+    def as_dict(self) -> dict:
+        plan = self.plan
+        return {
+            "status": self.status,
+            "name": plan.name,
+            "version": self.version,
+            "path": str(self.path),
+            "parent": plan.parent,
+            "chunking": plan.chunking,
+            "content_hash": plan.content_hash,
+            "counts": dict(plan.counts),
+            "selection": plan.selection.as_dict(),
+            "changes": None if plan.diff is None else plan.diff.summary(),
+        }
+
+
+def _selected(
+    questions: list[dict], labels: list[tuple], marks: list[tuple], selection: Selection
+) -> set[str]:
+    """Ids of the judged questions that pass the tag and reviewer-count filters."""
+    wanted = set(selection.tags)
+    ids = {q["id"] for q in questions if not wanted or wanted & set(q["tags"])}
+    if selection.min_reviewers > 1:
+        judges: dict[str, set[str]] = {}
+        for question_id, _, reviewer, _ in labels:
+            judges.setdefault(question_id, set()).add(reviewer)
+        for question_id, reviewer in marks:
+            judges.setdefault(question_id, set()).add(reviewer)
+        ids = {q for q in ids if len(judges.get(q, ())) >= selection.min_reviewers}
+    return ids
+
+
+def _content(
+    store: Store, chunking: str, questions: list[dict], agreed: Consensus
+) -> tuple[Content, int]:
+    """The content to write, and how many consensus grades named a chunk the chunking lacks."""
+    entries = {
+        q["id"]: QuestionEntry(
+            id=q["id"],
+            question=q["text"],
+            reference_answer=q["reference_answer"],
+            tags=tuple(sorted(set(q["tags"]))),
+            unanswerable=q["id"] in agreed.unanswerable,
+        )
+        for q in questions
+        if q["id"] in agreed.reviewers
+    }
+    wanted = {
+        c for q, grades in agreed.grades.items() if q not in agreed.unanswerable for c in grades
+    }
+    chunks = {
+        row["id"]: ChunkEntry(
+            id=row["id"], text=row["text"], doc_id=row["doc_id"], title=row["title"]
+        )
+        for row in store.chunk_texts(chunking, wanted)
+    }
+    qrels: dict[str, dict[str, int]] = {}
+    missing = 0
+    for question_id in entries:
+        if question_id in agreed.unanswerable:
+            continue
+        judged = {}
+        for chunk_id, grade in agreed.grades.get(question_id, {}).items():
+            if chunk_id in chunks:
+                judged[chunk_id] = grade
+            else:
+                missing += 1
+        if judged:
+            qrels[question_id] = judged
+    for question_id, judged in qrels.items():
+        check_trec_id(question_id, "question")
+        for chunk_id in judged:
+            check_trec_id(chunk_id, "chunk")
+    used = {c for judged in qrels.values() for c in judged}
+    content = Content(questions=entries, qrels=qrels, chunks={c: chunks[c] for c in sorted(used)})
+    return content, missing
+
+
+def _counts(content: Content, agreed: Consensus, min_grade: int) -> dict[str, object]:
+    per_grade = Counter(grade for _, _, grade in content.qrels_lines())
+    unanswerable = sum(1 for q in content.questions.values() if q.unanswerable)
+    return {
+        "questions": len(content.questions),
+        "answerable": len(content.questions) - unanswerable,
+        "unanswerable": unanswerable,
+        "qrels": content.qrels_count,
+        "labels_per_grade": {str(g): per_grade.get(g, 0) for g in (0, 1, 2)},
+        "relevant": sum(n for g, n in per_grade.items() if g >= min_grade),
+        "chunks": len(content.chunks),
+        "reviewers": len({r for q in content.questions for r in agreed.reviewers.get(q, ())}),
+        "adjudicated": agreed.adjudicated,
+        "settled_by_policy": agreed.settled,
+    }
+
+
+def plan_export(
+    store: Store,
+    name: str,
+    *,
+    out: str | Path = DEFAULT_OUT,
+    selection: Selection = Selection(),
+    chunking: str | None = None,
+) -> ExportPlan:
+    """Work out the version ``export_testset`` would write, without writing anything.
+
+    Raises when a stored version of ``name`` was changed after export.
+    """
+    name = check_name(name)
+    selection.check()
+    out = Path(out)
+    chunking = chunking or store.current_chunking()
+    if not store.chunking_exists(chunking):
+        msg = f"no chunking named {chunking!r}"
+        raise NotFoundError(msg, field="chunking")
+    infos = list_versions(out, name, store=store)
+    check_intact(infos)
+
+    with store.snapshot():
+        questions = store.judged_questions(chunking, selection.statuses())
+        labels = list(store.chunking_labels(chunking, selection.statuses()))
+        marks = store.unanswerable_marks(chunking)
+        adjudications = store.adjudications(chunking)
+        ids = _selected(questions, labels, marks, selection)
+        agreed = consensus(
+            labels, marks, adjudications, policy=get_policy(selection.policy), questions=ids
+        )
+        content, missing = _content(store, chunking, questions, agreed)
+
+    files = serialise(content)
+    digest = content_hash(files)
+    existing = next(
+        (i.number for i in infos if i.manifest and i.manifest["content_hash"] == digest), None
+    )
+    parent = infos[-1].number if infos else None
+    diff = None
+    if parent is not None:
+        diff = diff_contents(read_version(infos[-1].path).content, content)
+    reviewers = sorted({r for q in content.questions for r in agreed.reviewers.get(q, ())})
+    return ExportPlan(
+        name=name,
+        out=out,
+        chunking=chunking,
+        selection=selection,
+        version=(parent or 0) + 1,
+        parent=parent,
+        content=content,
+        files=files,
+        content_hash=digest,
+        counts=_counts(content, agreed, selection.min_grade),
+        reviewers=tuple(reviewers),
+        diff=diff,
+        existing=existing,
+        disagreements=agreed.disagreements,
+        missing_chunks=missing,
+    )
+
+
+def _publish(temporary: Path, target: Path) -> None:
+    """The commit point: before it there is no version, after it the whole version."""
+    os.rename(temporary, target)
+
+
+def _write_file(path: Path, data: bytes) -> None:
+    with path.open("wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    path.chmod(READ_ONLY)
+
+
+def write_version(store: Store, plan: ExportPlan, *, created: str | None = None) -> Path:
+    """Write ``plan`` as ``<out>/<name>/v<N>``: all of it, or (on any failure) nothing."""
+    created = created or now()
+    folder = plan.out / plan.name
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"v{plan.version}"
+    manifest = plan.manifest(created)
+    temporary = Path(tempfile.mkdtemp(prefix=f".v{plan.version}-", suffix=".tmp", dir=folder))
+    try:
+        for file_name, data in plan.files.items():
+            _write_file(temporary / file_name, data)
+        _write_file(temporary / MANIFEST, manifest_bytes(manifest))
+        temporary.chmod(0o755)
+        # The database's write lock serialises exports sharing it, so the check and the rename
+        # below cannot interleave with another export of the same name.
+        with store.write():
+            if target.exists():
+                msg = f"v{plan.version} was created meanwhile by another export; run it again"
+                raise LabelerError(msg, path=target)
+            store.record_version(
+                name=plan.name,
+                version=plan.version,
+                content_hash=plan.content_hash,
+                chunking=plan.chunking,
+                parent=plan.parent,
+                path=str(target.resolve()),
+                counts=dict(plan.counts),
+                selection=plan.selection.as_dict(),
+                created_at=created,
+            )
+            _publish(temporary, target)
+    except BaseException:
+        shutil.rmtree(temporary, ignore_errors=True)
+        raise
+    return target
+
+
+def export_testset(
+    store: Store,
+    name: str,
+    *,
+    out: str | Path = DEFAULT_OUT,
+    selection: Selection = Selection(),
+    chunking: str | None = None,
+    dry_run: bool = False,
+    created: str | None = None,
+) -> ExportResult:
+    """Export the labels as the next version of test set ``name`` (see the module docstring).
+
+    Raises DisagreementError when reviewers disagree and no policy settles it, and
+    LabelerError when no question qualifies.
+    """
+    plan = plan_export(store, name, out=out, selection=selection, chunking=chunking)
+    if plan.disagreements:
+        raise DisagreementError(plan.disagreements)
+    if not plan.content.questions:
+        msg = (
+            f"nothing to export: no {' or '.join(selection.statuses())} question in chunking"
+            f" {plan.chunking!r} has a label or an unanswerable mark that passes the selection"
+        )
+        raise LabelerError(msg)
+    folder = plan.out / plan.name
+    if plan.existing is not None:
+        return ExportResult(plan, "unchanged", plan.existing, folder / f"v{plan.existing}")
+    if dry_run:
+        return ExportResult(plan, "dry-run", plan.version, folder / f"v{plan.version}")
+    path = write_version(store, plan, created=created)
+    return ExportResult(plan, "created", plan.version, path)
+
+
+__all__ = [
+    "DEFAULT_OUT",
+    "ExportPlan",
+    "ExportResult",
+    "Selection",
+    "export_testset",
+    "plan_export",
+    "write_version",
+]

@@ -1,0 +1,36 @@
+"""What every format writer shares: atomic UTF-8 files and the relevant chunks of a question."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from labeler.exporters.layout import Version
+
+
+def write_text(path: Path, text: str, *, bom: bool = False) -> Path:
+    """Write UTF-8 with LF line endings, atomically (a reader never sees half a file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = ("\ufeff" if bom else "") + text
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data.encode("utf-8"))
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def relevant_chunks(version: Version, question_id: str, min_grade: int) -> list[tuple[str, int]]:
+    """(chunk, grade) of the question's chunks graded ``min_grade`` or more: best grade first,
+    then by chunk id."""
+    judged = version.content.qrels.get(question_id, {})
+    return sorted(
+        ((c, g) for c, g in judged.items() if g >= min_grade), key=lambda cg: (-cg[1], cg[0])
+    )
+
+
+__all__ = ["relevant_chunks", "write_text"]

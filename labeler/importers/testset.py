@@ -1,0 +1,241 @@
+"""Read a test set back into a database: one of our versions, or a BEIR folder.
+
+A version (``manifest.json`` + the three content files, checked against its hash) comes in as:
+its chunks into the chunking the manifest names (created if missing; a chunk that is already
+there with another text, title or document is a conflict, not an overwrite), its questions, its
+qrels as the labels of reviewer ``testset:<name>@v<N>``, and its unanswerable questions marked
+by that reviewer. Exporting that database again gives the same content hash.
+
+A BEIR folder (``corpus.jsonl``, ``queries.jsonl``, ``qrels/``) is read by the BEIR importer;
+the extra fields our BEIR conversion writes on queries (``reference_answer``, ``tags``,
+``unanswerable``) are read too, so export -> convert to BEIR -> import -> export also gives the
+same hash.
+
+Everything is one transaction: a bad line anywhere writes nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from labeler.errors import LabelerError
+from labeler.exporters.layout import QRELS, Version, read_version
+from labeler.importers.beir import import_beir
+from labeler.importers.qrels import write_labels
+from labeler.importers.questions import parse_tags
+from labeler.importers.readers import as_text, iter_jsonl, require
+from labeler.labeling import refresh_progress
+from labeler.models import ImportReport
+from labeler.store import Store, check_reviewer
+
+REVIEWER_PREFIX = "testset:"
+
+
+@dataclass(frozen=True, slots=True)
+class TestsetImport:
+    """``kind`` is "version" or "beir"; one report per part, in the order they were written."""
+
+    kind: str
+    chunking: str
+    reviewer: str
+    reports: tuple[ImportReport, ...]
+
+    def as_dict(self) -> dict:
+        return {
+            "kind": self.kind,
+            "chunking": self.chunking,
+            "reviewer": self.reviewer,
+            "reports": [
+                {
+                    "kind": r.kind,
+                    "path": r.path,
+                    "added": r.added,
+                    "updated": r.updated,
+                    "unchanged": r.unchanged,
+                    "skipped": r.skipped,
+                }
+                for r in self.reports
+            ],
+        }
+
+
+def is_beir_folder(folder: Path) -> bool:
+    return (
+        (folder / "corpus.jsonl").is_file()
+        and (folder / "queries.jsonl").is_file()
+        and (folder / "qrels").is_dir()
+    )
+
+
+def default_reviewer(label: str) -> str:
+    return REVIEWER_PREFIX + label[:70]
+
+
+def import_testset(
+    store: Store,
+    folder: str | Path,
+    *,
+    chunking: str | None = None,
+    reviewer: str | None = None,
+    allow_modified: bool = False,
+    split: str = "test",
+    grade_map: dict[int, int | None] | None = None,
+) -> TestsetImport:
+    """Import a version folder or a BEIR folder (see the module docstring)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise LabelerError("not a folder", path=folder)
+    if (folder / "manifest.json").is_file():
+        version = read_version(folder, allow_modified=allow_modified)
+        return _import_version(store, version, chunking=chunking, reviewer=reviewer)
+    if is_beir_folder(folder):
+        return _import_beir(
+            store,
+            folder,
+            chunking=chunking or store.current_chunking(),
+            reviewer=check_reviewer(reviewer or default_reviewer(folder.resolve().name)),
+            split=split,
+            grade_map=grade_map,
+        )
+    msg = (
+        "neither a test-set version (manifest.json, questions.jsonl, qrels.tsv, chunks.jsonl)"
+        " nor a BEIR folder (corpus.jsonl, queries.jsonl, qrels/)"
+    )
+    raise LabelerError(msg, path=folder)
+
+
+def _import_chunks(store: Store, version: Version, chunking: str) -> ImportReport:
+    chunks = version.content.chunks
+    stored = store.get_chunks(chunking, list(chunks))
+    for chunk_id, chunk in stored.items():
+        mine = chunks[chunk_id]
+        if (chunk.text, chunk.title, chunk.doc_id) != (mine.text, mine.title, mine.doc_id):
+            msg = (
+                f"chunk {chunk_id!r} is already in chunking {chunking!r} with another text,"
+                " title or document; import into another chunking with --chunking NAME"
+            )
+            raise LabelerError(msg, path=version.path / "chunks.jsonl", field="id")
+    new = [
+        {"id": c.id, "text": c.text, "doc_id": c.doc_id, "title": c.title}
+        for chunk_id, c in chunks.items()
+        if chunk_id not in stored
+    ]
+    added, _ = store.upsert_chunks(chunking, new)
+    return ImportReport(
+        "chunks",
+        str(version.path / "chunks.jsonl"),
+        added=added,
+        unchanged=len(stored),
+        detail=f"chunking {chunking!r}",
+    )
+
+
+def _import_questions(store: Store, rows: list[dict], path: Path) -> ImportReport:
+    added = updated = 0
+    for start in range(0, len(rows), 5000):
+        a, u = store.upsert_questions(rows[start : start + 5000])
+        added, updated = added + a, updated + u
+    return ImportReport(
+        "questions", str(path), added=added, updated=updated, unchanged=len(rows) - added - updated
+    )
+
+
+def _mark_unanswerable(
+    store: Store, question_ids: list[str], chunking: str, reviewer: str, path: Path
+) -> ImportReport:
+    added = 0
+    for question_id in question_ids:
+        if store.set_mark(question_id, chunking, reviewer, mark="unanswerable", value=True):
+            added += 1
+            refresh_progress(store, question_id, chunking)
+    return ImportReport(
+        "unanswerable",
+        str(path),
+        added=added,
+        unchanged=len(question_ids) - added,
+        detail=f"reviewer {reviewer!r}",
+    )
+
+
+def _import_version(
+    store: Store, version: Version, *, chunking: str | None, reviewer: str | None
+) -> TestsetImport:
+    content = version.content
+    chunking = chunking or str(version.manifest.get("chunking") or store.current_chunking())
+    reviewer = check_reviewer(
+        reviewer or default_reviewer(f"{version.name[:60]}@v{version.number}")
+    )
+    qrels_path = version.path / QRELS
+    with store.write():
+        store.ensure_chunking(chunking, source=str(version.path))
+        reports = [_import_chunks(store, version, chunking)]
+        rows = [
+            {
+                "id": q.id,
+                "text": q.question,
+                "reference_answer": q.reference_answer,
+                "tags": list(q.tags),
+            }
+            for q in content.questions.values()
+        ]
+        reports.append(_import_questions(store, rows, version.path / "questions.jsonl"))
+        lines = [(n, q, c, g) for n, (q, c, g) in enumerate(content.qrels_lines(), start=1)]
+        reports.append(
+            write_labels(
+                store, qrels_path, lines, reviewer=reviewer, chunking=chunking, skipped=[0]
+            )
+        )
+        flagged = sorted(q.id for q in content.questions.values() if q.unanswerable)
+        reports.append(
+            _mark_unanswerable(store, flagged, chunking, reviewer, version.path / "questions.jsonl")
+        )
+    return TestsetImport("version", chunking, reviewer, tuple(reports))
+
+
+def _unanswerable_queries(path: Path) -> list[dict]:
+    """The queries our BEIR conversion flagged unanswerable (BEIR's qrels cannot hold them)."""
+    rows = []
+    for line, record in iter_jsonl(path):
+        if record.get("unanswerable") is not True:
+            continue
+        question_id = as_text(
+            require(record, "_id", path=path, line=line), path=path, line=line, field="_id"
+        )
+        text = as_text(
+            require(record, "text", path=path, line=line), path=path, line=line, field="text"
+        )
+        row = {"id": question_id, "text": text.strip()}
+        if record.get("reference_answer") is not None:
+            row["reference_answer"] = as_text(
+                record["reference_answer"], path=path, line=line, field="reference_answer"
+            ).strip()
+        row["tags"] = parse_tags(record.get("tags"), path=path, line=line)
+        rows.append(row)
+    return rows
+
+
+def _import_beir(
+    store: Store,
+    folder: Path,
+    *,
+    chunking: str,
+    reviewer: str,
+    split: str,
+    grade_map: dict[int, int | None] | None,
+) -> TestsetImport:
+    queries = folder / "queries.jsonl"
+    with store.write():
+        reports = import_beir(
+            store, folder, split=split, chunking=chunking, reviewer=reviewer, grade_map=grade_map
+        )
+        extra = _unanswerable_queries(queries)
+        if extra:
+            reports.append(_import_questions(store, extra, queries))
+            reports.append(
+                _mark_unanswerable(store, [r["id"] for r in extra], chunking, reviewer, queries)
+            )
+    return TestsetImport("beir", chunking, reviewer, tuple(reports))
+
+
+__all__ = ["REVIEWER_PREFIX", "TestsetImport", "import_testset", "is_beir_folder"]

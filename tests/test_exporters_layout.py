@@ -1,0 +1,178 @@
+"""The version folder's one canonical serialisation, its hash, and reading it back."""
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from labeler.errors import LabelerError
+from labeler.exporters.layout import (
+    ChunkEntry,
+    Content,
+    QuestionEntry,
+    changed_files,
+    check_name,
+    check_trec_id,
+    content_hash,
+    file_digests,
+    manifest_bytes,
+    parse_content,
+    read_version,
+    serialise,
+    version_dirs,
+)
+
+CONTENT = Content(
+    questions={
+        "q2": QuestionEntry("q2", "Zwei?", "Ja.", ("b", "a")),
+        "q1": QuestionEntry("q1", "Eins?"),
+        "q3": QuestionEntry("q3", "Nie?", unanswerable=True),
+    },
+    qrels={"q2": {"c2": 0, "c1": 2}, "q1": {"c1": 1}},
+    chunks={"c2": ChunkEntry("c2", "zwei"), "c1": ChunkEntry("c1", "eins", "d", "T")},
+)
+
+QUESTIONS = (
+    '{"id": "q1", "question": "Eins?", "reference_answer": null, "tags": [],'
+    ' "unanswerable": false}\n'
+    '{"id": "q2", "question": "Zwei?", "reference_answer": "Ja.", "tags": ["a", "b"],'
+    ' "unanswerable": false}\n'
+    '{"id": "q3", "question": "Nie?", "reference_answer": null, "tags": [], "unanswerable": true}\n'
+)
+QRELS = "q1\t0\tc1\t1\nq2\t0\tc1\t2\nq2\t0\tc2\t0\n"
+CHUNKS = (
+    '{"doc_id": "d", "id": "c1", "text": "eins", "title": "T"}\n'
+    '{"doc_id": null, "id": "c2", "text": "zwei", "title": null}\n'
+)
+
+
+def write_version(folder: Path, files: dict[str, bytes], **manifest) -> Path:
+    folder.mkdir(parents=True)
+    for name, data in files.items():
+        (folder / name).write_bytes(data)
+    record = {"name": "t", "version": 1, "content_hash": content_hash(files), **manifest}
+    record.setdefault("files", file_digests(files))
+    (folder / "manifest.json").write_bytes(manifest_bytes(record))
+    return folder
+
+
+def test_one_content_has_one_serialisation_sorted_and_lf() -> None:
+    files = serialise(CONTENT)
+    assert files["questions.jsonl"].decode() == QUESTIONS
+    assert files["qrels.tsv"].decode() == QRELS
+    assert files["chunks.jsonl"].decode() == CHUNKS
+
+
+def test_the_hash_is_sha256_over_names_lengths_and_bytes() -> None:
+    files = serialise(CONTENT)
+    digest = hashlib.sha256()
+    for name, text in (
+        ("questions.jsonl", QUESTIONS),
+        ("qrels.tsv", QRELS),
+        ("chunks.jsonl", CHUNKS),
+    ):
+        data = text.encode()
+        digest.update(f"{name}\n{len(data)}\n".encode() + data)
+    assert content_hash(files) == "sha256:" + digest.hexdigest()
+
+
+def test_moving_bytes_between_files_changes_the_hash() -> None:
+    a = {"questions.jsonl": b"ab", "qrels.tsv": b"", "chunks.jsonl": b""}
+    b = {"questions.jsonl": b"a", "qrels.tsv": b"b", "chunks.jsonl": b""}
+    assert content_hash(a) != content_hash(b)
+
+
+def test_unicode_stays_readable_but_line_separators_are_escaped() -> None:
+    content = Content(
+        questions={"q1": QuestionEntry("q1", "Größe\u2028zwei\nZeilen")}, qrels={}, chunks={}
+    )
+    line = serialise(content)["questions.jsonl"].decode()
+    assert "Größe\\u2028zwei\\nZeilen" in line
+    assert line.count("\n") == 1
+    assert json.loads(line)["question"] == "Größe\u2028zwei\nZeilen"
+
+
+def test_a_written_version_reads_back_as_the_same_content(tmp_path: Path) -> None:
+    folder = write_version(tmp_path / "t" / "v1", serialise(CONTENT))
+    version = read_version(folder)
+    assert version.content.questions == {
+        "q1": QuestionEntry("q1", "Eins?"),
+        "q2": QuestionEntry("q2", "Zwei?", "Ja.", ("a", "b")),
+        "q3": QuestionEntry("q3", "Nie?", unanswerable=True),
+    }
+    assert version.content.qrels == {"q1": {"c1": 1}, "q2": {"c1": 2, "c2": 0}}
+    assert serialise(version.content) == serialise(CONTENT)
+    assert (version.name, version.number, version.min_grade) == ("t", 1, 1)
+
+
+def test_a_hand_edited_file_is_named(tmp_path: Path) -> None:
+    folder = write_version(tmp_path / "t" / "v1", serialise(CONTENT))
+    (folder / "qrels.tsv").write_text(QRELS.replace("\t2\n", "\t1\n"), encoding="utf-8")
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert changed_files(folder, manifest) == ["qrels.tsv"]
+    with pytest.raises(LabelerError, match=r"modified after export .*qrels\.tsv"):
+        read_version(folder)
+    assert read_version(folder, allow_modified=True).content.qrels["q2"]["c1"] == 1
+
+
+def test_an_edited_hash_in_the_manifest_is_caught_too(tmp_path: Path) -> None:
+    folder = write_version(tmp_path / "t" / "v1", serialise(CONTENT), content_hash="sha256:0")
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert changed_files(folder, manifest) == ["manifest.json (content_hash)"]
+
+
+@pytest.mark.parametrize(
+    ("file", "text", "message"),
+    [
+        ("qrels.tsv", "q1 0 c1\n", r"qrels\.tsv:1: expected 4 columns"),
+        ("qrels.tsv", "q1 0 c1 1\nq1 0 c1 2\n", r'qrels\.tsv:2: field "chunk_id": .* judged twice'),
+        ("qrels.tsv", "q1 0 c1 3\n", r'qrels\.tsv:1: field "grade": expected 0, 1 or 2'),
+        ("qrels.tsv", "q9 0 c1 1\n", r"qrels name question 'q9'"),
+        ("qrels.tsv", "q1 0 c9 1\n", r"qrels name chunk 'c9'"),
+        ("qrels.tsv", "q3 0 c1 1\n", r"'q3' is flagged unanswerable but has qrels"),
+        ("questions.jsonl", '{"id": "q1"}\n', r'questions\.jsonl:1: field "question"'),
+        ("questions.jsonl", '{"id": "q1", "question": "a", "tags": "x"}\n', r'field "tags"'),
+        ("questions.jsonl", "[1]\n", r"questions\.jsonl:1: expected a JSON object"),
+        ("chunks.jsonl", '{"id": "c1", "text": ""}\n', r'chunks\.jsonl:1: field "text"'),
+        ("chunks.jsonl", "{oops\n", r"chunks\.jsonl:1: not valid JSON"),
+    ],
+)
+def test_a_bad_version_file_names_file_line_and_field(
+    tmp_path: Path, file: str, text: str, message: str
+) -> None:
+    files = serialise(CONTENT)
+    files[file] = text.encode()
+    with pytest.raises(LabelerError, match=message):
+        parse_content(tmp_path, files)
+
+
+def test_a_folder_without_manifest_is_not_a_version(tmp_path: Path) -> None:
+    with pytest.raises(LabelerError, match=r"no manifest\.json"):
+        read_version(tmp_path)
+    with pytest.raises(LabelerError, match="no such version folder"):
+        read_version(tmp_path / "nope")
+
+
+@pytest.mark.parametrize("name", ["orders-faq", "v1.2_final", "A"])
+def test_good_names(name: str) -> None:
+    assert check_name(name) == name
+
+
+@pytest.mark.parametrize("name", ["", ".hidden", "a/b", "../up", "with space", "x" * 101])
+def test_bad_names(name: str) -> None:
+    with pytest.raises(LabelerError, match='field "name"'):
+        check_name(name)
+
+
+def test_trec_ids_cannot_hold_whitespace() -> None:
+    check_trec_id("q-1", "question")
+    with pytest.raises(LabelerError, match="holds whitespace"):
+        check_trec_id("q 1", "question")
+
+
+def test_only_v_number_folders_are_versions(tmp_path: Path) -> None:
+    for name in ("v1", "v10", "v2", ".v3-abc.tmp", "v0", "v02", "notes"):
+        (tmp_path / "t" / name).mkdir(parents=True)
+    assert [n for n, _ in version_dirs(tmp_path, "t")] == [1, 2, 10]
+    assert version_dirs(tmp_path, "missing") == []

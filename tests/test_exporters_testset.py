@@ -1,0 +1,399 @@
+"""Exporting a version: the files, the manifest, hash stability, selection, consensus, and
+immutability (no rewrite, no half-written version, hand edits caught)."""
+
+import hashlib
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from labeler import __version__
+from labeler.errors import LabelerError
+from labeler.exporters import testset as testset_module
+from labeler.exporters.consensus import DisagreementError
+from labeler.exporters.history import list_versions
+from labeler.exporters.testset import Selection, export_testset, plan_export
+from labeler.store import Store
+
+QUESTIONS = (
+    '{"id": "q1", "question": "How should a client retry after a 429 response?",'
+    ' "reference_answer": null, "tags": ["api"], "unanswerable": false}\n'
+    '{"id": "q2", "question": "How do I get the next page of orders?",'
+    ' "reference_answer": "Pass next_cursor.", "tags": ["api", "paging"], "unanswerable": false}\n'
+    '{"id": "q3", "question": "What does error 404 mean?",'
+    ' "reference_answer": null, "tags": ["errors"], "unanswerable": true}\n'
+)
+QRELS = "q1\t0\terror-codes\t1\nq1\t0\tpagination\t0\nq1\t0\trate-limits\t2\nq2\t0\tpagination\t2\n"
+CHUNKS = (
+    '{"doc_id": "api", "id": "error-codes", "text": "404 means the order does not exist. 429'
+    ' means too many requests: wait and retry.", "title": "Error codes"}\n'
+    '{"doc_id": "api", "id": "pagination", "text": "Use the next_cursor field to get the next'
+    ' page of orders.", "title": "Pagination"}\n'
+    '{"doc_id": "api", "id": "rate-limits", "text": "Each API key may send 100 requests per'
+    ' minute. Extra requests return status 429 with a Retry-After header.",'
+    ' "title": "Rate limits"}\n'
+)
+
+
+@pytest.fixture
+def graded(loaded: Store) -> Store:
+    """ana graded q1's three candidates and q2's answer, and marked q3 unanswerable."""
+    loaded.set_grade("q1", "default", "rate-limits", "ana", 2)
+    loaded.set_grade("q1", "default", "error-codes", "ana", 1)
+    loaded.set_grade("q1", "default", "pagination", "ana", 0)
+    loaded.set_grade("q2", "default", "pagination", "ana", 2)
+    loaded.set_mark("q3", "default", "ana", mark="unanswerable", value=True)
+    return loaded
+
+
+def manifest(folder: Path) -> dict:
+    return json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+
+
+def listing(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+def test_a_version_holds_the_four_files_as_documented(graded: Store, tmp_path: Path) -> None:
+    result = export_testset(graded, "orders", out=tmp_path)
+    assert result.status == "created"
+    assert result.path == tmp_path / "orders" / "v1"
+    assert listing(result.path) == ["chunks.jsonl", "manifest.json", "qrels.tsv", "questions.jsonl"]
+    assert (result.path / "questions.jsonl").read_text(encoding="utf-8") == QUESTIONS
+    assert (result.path / "qrels.tsv").read_text(encoding="utf-8") == QRELS
+    assert (result.path / "chunks.jsonl").read_text(encoding="utf-8") == CHUNKS
+
+
+def test_the_manifest_describes_the_version(graded: Store, tmp_path: Path) -> None:
+    path = export_testset(graded, "orders", out=tmp_path, created="2026-01-02T03:04:05Z").path
+    data = manifest(path)
+    digest = hashlib.sha256()
+    for name in ("questions.jsonl", "qrels.tsv", "chunks.jsonl"):
+        raw = (path / name).read_bytes()
+        digest.update(f"{name}\n{len(raw)}\n".encode() + raw)
+    assert data["content_hash"] == "sha256:" + digest.hexdigest()
+    assert {k: data[k] for k in ("name", "version", "parent", "created", "chunking")} == {
+        "name": "orders",
+        "version": 1,
+        "parent": None,
+        "created": "2026-01-02T03:04:05Z",
+        "chunking": "default",
+    }
+    assert data["tool"] == {"name": "labeler", "version": __version__}
+    assert data["counts"] == {
+        "questions": 3,
+        "answerable": 2,
+        "unanswerable": 1,
+        "qrels": 4,
+        "labels_per_grade": {"0": 1, "1": 1, "2": 2},
+        "relevant": 3,
+        "chunks": 3,
+        "reviewers": 1,
+        "adjudicated": 0,
+        "settled_by_policy": 0,
+    }
+    assert data["selection"] == {
+        "tags": [],
+        "min_reviewers": 1,
+        "review_status": ["accepted"],
+        "min_grade": 1,
+        "policy": None,
+    }
+    assert data["reviewers"] == ["ana"]
+    assert data["changes"] is None
+    assert data["files"]["qrels.tsv"] == {
+        "sha256": hashlib.sha256(QRELS.encode()).hexdigest(),
+        "bytes": len(QRELS),
+    }
+
+
+def test_exporting_again_without_change_writes_nothing(graded: Store, tmp_path: Path) -> None:
+    first = export_testset(graded, "orders", out=tmp_path)
+    graded.set_grade("q1", "default", "rate-limits", "ana", 2, note="a note is not content")
+    graded.set_mark("q2", "default", "ana", mark="skipped", value=True)
+    graded.upsert_questions([{"id": "q4", "text": "Not graded, so not in a test set"}])
+    again = export_testset(graded, "orders", out=tmp_path)
+    assert (again.status, again.version, again.path) == ("unchanged", 1, first.path)
+    assert again.plan.content_hash == first.plan.content_hash
+    assert listing(tmp_path / "orders") == ["v1"]
+
+
+def test_the_same_state_exports_byte_identical_apart_from_the_time(
+    graded: Store, tmp_path: Path
+) -> None:
+    one = export_testset(graded, "orders", out=tmp_path / "a", created="2026-01-01T00:00:00Z")
+    two = export_testset(graded, "orders", out=tmp_path / "b", created="2026-06-30T12:00:00Z")
+    for name in ("questions.jsonl", "qrels.tsv", "chunks.jsonl"):
+        assert (one.path / name).read_bytes() == (two.path / name).read_bytes()
+    lines_one = (one.path / "manifest.json").read_text().splitlines()
+    lines_two = (two.path / "manifest.json").read_text().splitlines()
+    differing = [(a, b) for a, b in zip(lines_one, lines_two, strict=True) if a != b]
+    assert differing == [
+        ('  "created": "2026-01-01T00:00:00Z",', '  "created": "2026-06-30T12:00:00Z",')
+    ]
+
+
+CHANGES = {
+    "question text": lambda s: s.upsert_questions([{"id": "q1", "text": "How to retry a 429?"}]),
+    "reference answer": lambda s: s.upsert_questions(
+        [
+            {
+                "id": "q1",
+                "text": "How should a client retry after a 429 response?",
+                "reference_answer": "Wait for Retry-After.",
+            }
+        ]
+    ),
+    "tags": lambda s: s.upsert_questions(
+        [{"id": "q2", "text": "How do I get the next page of orders?", "tags": ["paging"]}]
+    ),
+    "a grade": lambda s: s.set_grade("q1", "default", "error-codes", "ana", 2),
+    "a new label": lambda s: s.set_grade("q2", "default", "webhooks", "ana", 0),
+    "a chunk text": lambda s: s.upsert_chunks(
+        "default",
+        [
+            {
+                "id": "pagination",
+                "doc_id": "api",
+                "title": "Pagination",
+                "start": 186,
+                "end": 243,
+                "text": "Use next_cursor to page.",
+            }
+        ],
+    ),
+    "an unanswerable mark": lambda s: s.set_mark(
+        "q3", "default", "ana", mark="unanswerable", value=False
+    ),
+}
+
+
+@pytest.mark.parametrize("change", list(CHANGES))
+def test_any_change_in_content_is_a_new_hash_and_version(
+    graded: Store, tmp_path: Path, change: str
+) -> None:
+    first = export_testset(graded, "orders", out=tmp_path)
+    CHANGES[change](graded)
+    second = export_testset(graded, "orders", out=tmp_path)
+    assert second.status == "created"
+    assert (second.version, second.plan.parent) == (2, 1)
+    assert second.plan.content_hash != first.plan.content_hash
+    assert manifest(second.path)["parent"] == 1
+
+
+def test_the_manifest_says_what_changed_since_the_parent(graded: Store, tmp_path: Path) -> None:
+    export_testset(graded, "orders", out=tmp_path)
+    graded.upsert_questions([{"id": "q1", "text": "How to retry a 429?", "tags": ["api"]}])
+    graded.set_grade("q1", "default", "error-codes", "ana", 2)  # regraded
+    graded.set_grade("q2", "default", "webhooks", "ana", 0)  # added
+    graded.set_mark("q3", "default", "ana", mark="unanswerable", value=False)  # q3 leaves
+    second = export_testset(graded, "orders", out=tmp_path)
+    assert manifest(second.path)["changes"] == {
+        "parent": 1,
+        "questions_added": 0,
+        "questions_removed": 1,
+        "questions_edited": 1,
+        "labels_added": 1,
+        "labels_removed": 0,
+        "labels_regraded": 1,
+        "chunks_changed": 0,
+        "added": [],
+        "removed": ["q3"],
+        "edited": ["q1"],
+        "relabelled": ["q2"],
+    }
+
+
+def test_selection_by_tag(graded: Store, tmp_path: Path) -> None:
+    result = export_testset(graded, "paging", out=tmp_path, selection=Selection(tags=("paging",)))
+    assert list(result.plan.content.questions) == ["q2"]
+    assert (result.path / "qrels.tsv").read_text() == "q2\t0\tpagination\t2\n"
+    assert manifest(result.path)["selection"]["tags"] == ["paging"]
+
+
+def test_selection_by_number_of_reviewers(graded: Store, tmp_path: Path) -> None:
+    graded.set_grade("q2", "default", "pagination", "ben", 2)
+    graded.set_mark("q3", "default", "ben", mark="unanswerable", value=True)
+    result = export_testset(graded, "two", out=tmp_path, selection=Selection(min_reviewers=2))
+    assert sorted(result.plan.content.questions) == ["q2", "q3"]
+    assert result.plan.counts["reviewers"] == 2
+
+
+def test_only_accepted_questions_unless_pending_are_asked_for(
+    graded: Store, tmp_path: Path
+) -> None:
+    graded.upsert_questions(
+        [
+            {"id": "g1", "text": "Generated, pending?", "origin": "generated"},
+            {
+                "id": "g2",
+                "text": "Generated, rejected?",
+                "origin": "generated",
+                "review_status": "rejected",
+            },
+        ]
+    )
+    graded.set_grade("g1", "default", "webhooks", "ana", 2)
+    graded.set_grade("g2", "default", "webhooks", "ana", 2)
+    accepted = export_testset(graded, "a", out=tmp_path)
+    assert sorted(accepted.plan.content.questions) == ["q1", "q2", "q3"]
+    pending = export_testset(graded, "b", out=tmp_path, selection=Selection(include_pending=True))
+    assert sorted(pending.plan.content.questions) == ["g1", "q1", "q2", "q3"]
+    assert manifest(pending.path)["selection"]["review_status"] == ["accepted", "pending"]
+
+
+def test_min_grade_is_recorded_not_applied(graded: Store, tmp_path: Path) -> None:
+    result = export_testset(graded, "o", out=tmp_path, selection=Selection(min_grade=2))
+    data = manifest(result.path)
+    assert (data["min_grade"], data["counts"]["qrels"], data["counts"]["relevant"]) == (2, 4, 2)
+
+
+def test_disagreements_stop_the_export_and_are_listed(graded: Store, tmp_path: Path) -> None:
+    graded.set_grade("q1", "default", "rate-limits", "ben", 0)
+    graded.set_grade("q2", "default", "pagination", "ben", 1)
+    with pytest.raises(DisagreementError) as caught:
+        export_testset(graded, "orders", out=tmp_path)
+    assert [(d.question_id, d.chunk_id) for d in caught.value.disagreements] == [
+        ("q1", "rate-limits"),
+        ("q2", "pagination"),
+    ]
+    assert not (tmp_path / "orders").exists()
+
+
+@pytest.mark.parametrize(
+    ("policy", "q1_grade", "q2_grade"),
+    [
+        ("majority", 0, 1),
+        ("max", 2, 2),
+        ("min", 0, 1),
+        ("median", 0, 1),
+    ],
+)
+def test_a_policy_settles_them_and_is_recorded(
+    graded: Store, tmp_path: Path, policy: str, q1_grade: int, q2_grade: int
+) -> None:
+    graded.set_grade("q1", "default", "rate-limits", "ben", 0)
+    graded.set_grade("q2", "default", "pagination", "ben", 1)
+    result = export_testset(graded, "orders", out=tmp_path, selection=Selection(policy=policy))
+    assert result.plan.content.qrels["q1"]["rate-limits"] == q1_grade
+    assert result.plan.content.qrels["q2"]["pagination"] == q2_grade
+    data = manifest(result.path)
+    assert (data["policy"], data["selection"]["policy"]) == (policy, policy)
+    assert data["counts"]["settled_by_policy"] == 2
+
+
+def test_an_adjudicated_grade_settles_a_disagreement(graded: Store, tmp_path: Path) -> None:
+    graded.set_grade("q1", "default", "rate-limits", "ben", 0)
+    graded.set_adjudication("q1", "default", "rate-limits", 1, "lead")
+    result = export_testset(graded, "orders", out=tmp_path)
+    assert result.plan.content.qrels["q1"]["rate-limits"] == 1
+    assert manifest(result.path)["counts"]["adjudicated"] == 1
+
+
+def test_unanswerable_against_a_grade_follows_the_policy(graded: Store, tmp_path: Path) -> None:
+    graded.set_mark("q2", "default", "ben", mark="unanswerable", value=True)
+    with pytest.raises(DisagreementError, match="q2 / pagination: ana 2, ben unanswerable"):
+        export_testset(graded, "orders", out=tmp_path)
+    kept = export_testset(graded, "max", out=tmp_path, selection=Selection(policy="max"))
+    assert kept.plan.content.qrels["q2"] == {"pagination": 2}
+    assert not kept.plan.content.questions["q2"].unanswerable
+    refused = export_testset(graded, "min", out=tmp_path, selection=Selection(policy="min"))
+    assert "q2" not in refused.plan.content.qrels
+    assert refused.plan.content.questions["q2"].unanswerable
+    assert "q2\t" not in (refused.path / "qrels.tsv").read_text()
+
+
+def test_a_crash_before_the_rename_leaves_no_version(
+    graded: Store, tmp_path: Path, monkeypatch
+) -> None:
+    def crash(temporary: Path, target: Path) -> None:
+        raise OSError("disk unplugged")
+
+    monkeypatch.setattr(testset_module, "_publish", crash)
+    with pytest.raises(OSError, match="disk unplugged"):
+        export_testset(graded, "orders", out=tmp_path)
+    assert listing(tmp_path / "orders") == []
+    assert graded.recorded_versions("orders") == {}
+    monkeypatch.undo()
+    assert export_testset(graded, "orders", out=tmp_path).version == 1
+
+
+def test_a_half_written_folder_from_a_killed_export_is_not_a_version(
+    graded: Store, tmp_path: Path
+) -> None:
+    stale = tmp_path / "orders" / ".v1-killed.tmp"
+    stale.mkdir(parents=True)
+    (stale / "questions.jsonl").write_text('{"id": "q1"', encoding="utf-8")
+    assert list_versions(tmp_path, "orders") == []
+    result = export_testset(graded, "orders", out=tmp_path)
+    assert result.version == 1
+    assert listing(tmp_path / "orders") == [".v1-killed.tmp", "v1"]
+
+
+def test_a_written_version_is_read_only_and_logged(graded: Store, tmp_path: Path) -> None:
+    result = export_testset(graded, "orders", out=tmp_path)
+    for path in result.path.iterdir():
+        assert not path.stat().st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
+    record = graded.recorded_versions("orders")[1]
+    assert record["content_hash"] == result.plan.content_hash
+    assert record["path"] == str(result.path.resolve())
+
+
+def test_a_hand_edited_version_stops_the_next_export(graded: Store, tmp_path: Path) -> None:
+    first = export_testset(graded, "orders", out=tmp_path)
+    qrels = first.path / "qrels.tsv"
+    os.chmod(qrels, 0o644)
+    qrels.write_text(QRELS.replace("pagination\t2", "pagination\t1"), encoding="utf-8")
+    graded.set_grade("q2", "default", "webhooks", "ana", 0)
+    with pytest.raises(LabelerError, match=r"v1 MODIFIED: qrels\.tsv"):
+        export_testset(graded, "orders", out=tmp_path)
+    assert listing(tmp_path / "orders") == ["v1"]
+
+
+def test_a_dry_run_writes_nothing(graded: Store, tmp_path: Path) -> None:
+    result = export_testset(graded, "orders", out=tmp_path, dry_run=True)
+    assert (result.status, result.version) == ("dry-run", 1)
+    assert not (tmp_path / "orders").exists()
+    assert graded.recorded_versions("orders") == {}
+
+
+def test_versions_count_up_from_one_per_folder(graded: Store, tmp_path: Path) -> None:
+    export_testset(graded, "orders", out=tmp_path / "trial")
+    result = export_testset(graded, "orders", out=tmp_path / "real")
+    assert (result.version, result.plan.parent) == (1, None)
+    graded.set_grade("q2", "default", "webhooks", "ana", 0)
+    assert export_testset(graded, "orders", out=tmp_path / "real").version == 2
+
+
+def test_nothing_to_export_is_a_clear_error(loaded: Store, tmp_path: Path) -> None:
+    with pytest.raises(LabelerError, match="nothing to export"):
+        export_testset(loaded, "orders", out=tmp_path)
+    with pytest.raises(LabelerError, match="no chunking named 'v9'"):
+        export_testset(loaded, "orders", out=tmp_path, chunking="v9")
+
+
+def test_ids_that_trec_cannot_carry_are_refused(loaded: Store, tmp_path: Path) -> None:
+    loaded.upsert_questions([{"id": "q 9", "text": "Spaces in the id?"}])
+    loaded.set_grade("q 9", "default", "webhooks", "ana", 1)
+    with pytest.raises(LabelerError, match="'q 9' is empty or holds whitespace"):
+        export_testset(loaded, "orders", out=tmp_path)
+
+
+def test_labels_of_another_chunking_are_not_in_the_version(graded: Store, tmp_path: Path) -> None:
+    graded.ensure_chunking("v2")
+    graded.upsert_chunks("v2", [{"id": "small-1", "text": "Each API key may send 100 requests."}])
+    graded.set_grade("q2", "v2", "small-1", "ana", 1)
+    result = export_testset(graded, "orders", out=tmp_path)
+    assert "small-1" not in result.plan.content.chunks
+    other = export_testset(graded, "orders-v2", out=tmp_path, chunking="v2")
+    assert other.plan.content.qrels == {"q2": {"small-1": 1}}
+    assert manifest(other.path)["chunking"] == "v2"
+
+
+def test_the_plan_shows_the_version_an_export_would_write(graded: Store, tmp_path: Path) -> None:
+    plan = plan_export(graded, "orders", out=tmp_path)
+    assert (plan.version, plan.parent, plan.existing, plan.disagreements) == (1, None, None, ())
+    export_testset(graded, "orders", out=tmp_path)
+    assert plan_export(graded, "orders", out=tmp_path).existing == 1
