@@ -1,1 +1,308 @@
-"""Commands: placeholder module, filled by its feature."""
+"""Commands: ``labeler eval`` (score runs against a test set, compare them, gate a build) and
+``labeler faithfulness`` (a lexical screen of answers against their passages).
+
+Only click and the light metric registry load at start-up; numpy and Arrow load inside the
+command, so every other command starts as fast as before.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import click
+
+from labeler.cli.base import echo_json, main
+from labeler.errors import LabelerError
+from labeler.metrics.registry import DEFAULT_METRICS, metric_spellings
+from labeler.metrics.types import GAINS, ORDERS
+
+FORMATS = ("table", "json", "csv", "markdown")
+
+
+def _warn(message: str) -> None:
+    click.echo(f"Warning: {message}", err=True)
+
+
+def _run_argument(value: str) -> tuple[str | None, str]:
+    """``NAME=FILE`` names a run; a plain ``FILE`` is named after its stem."""
+    name, equals, path = value.partition("=")
+    if equals and name and not Path(value).exists():
+        return name, path
+    return None, value
+
+
+def _sha256(path: str | Path) -> str:
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return f"sha256:{digest.hexdigest()}"
+
+
+def _load_test_set(qrels: str | None, testset: str | None, questions: str | None) -> tuple:
+    """(Qrels, question -> tags, identity of the test set or None)."""
+    from labeler.metrics.io import read_qrels, read_questions, read_testset
+
+    if (qrels is None) == (testset is None):
+        raise click.UsageError("give exactly one of --qrels FILE and --testset DIR")
+    if testset is not None:
+        if questions is not None:
+            raise click.UsageError("--questions goes with --qrels; a --testset has its own")
+        version = read_testset(testset)
+        tags = {q.id: q.tags for q in version.questions}
+        return version.qrels, tags, version.identity()
+    labels = read_qrels(qrels)
+    tags: dict[str, tuple[str, ...]] = {}
+    if questions is not None:
+        infos = read_questions(questions)
+        labels = labels.with_questions(q.id for q in infos)
+        tags = {q.id: q.tags for q in infos}
+    return labels, tags, None
+
+
+@main.command("eval")
+@click.option("--qrels", type=click.Path(dir_okay=False), help="Labels: TREC qrels, JSONL or JSON.")
+@click.option(
+    "--testset",
+    type=click.Path(file_okay=False),
+    help="A version folder written by `labeler export` (or its parent: the latest version).",
+)
+@click.option(
+    "--questions",
+    type=click.Path(dir_okay=False),
+    help="Questions JSONL (id, tags, unanswerable) for --by-tag with --qrels.",
+)
+@click.option(
+    "--run",
+    "runs",
+    multiple=True,
+    required=True,
+    metavar="[NAME=]FILE",
+    help="A run (TREC, JSONL or JSON); repeat to compare. Named after the file unless NAME= .",
+)
+@click.option(
+    "--metrics",
+    default=DEFAULT_METRICS,
+    show_default=True,
+    help=f"Comma-separated; @k means each cutoff of -k. Valid: {metric_spellings()}.",
+)
+@click.option("-k", "ks", default="10", show_default=True, help="Cutoffs for @k, e.g. 3,10.")
+@click.option(
+    "--min-grade",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Lowest grade that counts as relevant for binary metrics (nDCG uses the grades).",
+)
+@click.option(
+    "--order",
+    type=click.Choice(ORDERS),
+    default="rank",
+    show_default=True,
+    help="rank: as the run states it; score: by score, ties by chunk id (as trec_eval).",
+)
+@click.option("--depth", type=int, help="Only the top N results per question count (trec_eval -M).")
+@click.option(
+    "--gains", type=click.Choice(GAINS), default="linear", show_default=True, help="nDCG gains."
+)
+@click.option("--by-tag", is_flag=True, help="Add a breakdown per question tag.")
+@click.option(
+    "--per-question",
+    type=click.Path(dir_okay=False),
+    help="Write every per-question value as CSV: run,question,metric,value.",
+)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--baseline-run", help="The run the others are compared with (default: the first).")
+@click.option(
+    "--resamples",
+    type=int,
+    default=10_000,
+    show_default=True,
+    help="Bootstrap and randomization resamples.",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the resampling.")
+@click.option(
+    "--save-baseline",
+    type=click.Path(dir_okay=False),
+    help="Write the figures, for --baseline later.",
+)
+@click.option(
+    "--baseline",
+    type=click.Path(dir_okay=False),
+    help="Gate: exit 1 if a metric fell below this baseline.",
+)
+@click.option(
+    "--tolerance",
+    type=float,
+    default=0.01,
+    show_default=True,
+    help="How far below its baseline a metric may fall before the gate fails.",
+)
+def eval_command(
+    qrels: str | None,
+    testset: str | None,
+    questions: str | None,
+    runs: tuple[str, ...],
+    metrics: str,
+    ks: str,
+    min_grade: int,
+    order: str,
+    depth: int | None,
+    gains: str,
+    by_tag: bool,
+    per_question: str | None,
+    fmt: str,
+    baseline_run: str | None,
+    resamples: int,
+    seed: int,
+    save_baseline: str | None,
+    baseline: str | None,
+    tolerance: float,
+) -> None:
+    """Score retrieval runs against a test set, side by side, and compare them.
+
+    Every run is compared with the first (or --baseline-run): mean difference, 95% bootstrap
+    confidence interval, paired randomization p-value, wins/ties/losses per question. With
+    --baseline the command exits 1 when a metric fell more than --tolerance below it.
+
+    \b
+    Example:
+        labeler eval --testset exports/docs-qa/v3 --run bm25.trec --run hybrid.trec -k 3,10
+    """
+    from labeler.metrics import gate as gates
+    from labeler.metrics.io import read_run
+    from labeler.metrics.registry import parse_ks, parse_metrics
+    from labeler.metrics.report import build_report
+
+    if save_baseline and baseline:
+        raise click.UsageError("use --save-baseline and --baseline in separate runs")
+    cutoffs = parse_ks(ks)
+    wanted = [str(m) for m in parse_metrics(metrics, cutoffs)]
+    options = {"min_grade": min_grade, "order": order, "depth": depth, "gains": gains}
+    saved = None
+    if baseline:
+        saved = gates.load_baseline(baseline)
+        gates.check_options(saved, options)
+        wanted += [m for m in gates.gate_metrics(saved) if m not in wanted]
+    labels, tags, identity = _load_test_set(qrels, testset, questions)
+    if not labels.questions:
+        raise LabelerError("the test set has no questions", path=qrels or testset)
+    loaded = [read_run(path, name=name) for name, path in map(_run_argument, runs)]
+    report = build_report(
+        labels,
+        loaded,
+        wanted,
+        ks=cutoffs,
+        **options,
+        baseline_run=baseline_run,
+        resamples=resamples,
+        seed=seed,
+        tags=tags,
+        testset=identity,
+    )
+    if saved is not None or save_baseline:
+        identity = identity or {"qrels": str(qrels), "content_hash": _sha256(qrels)}
+    if saved is not None:
+        means = {r.run: r.means() for r in report.results}
+        verdict = gates.check_gate(
+            saved, means, options=options, tolerance=tolerance, testset=identity
+        )
+        report = report.with_gate(verdict)
+    for warning in report.warnings:
+        _warn(warning)
+    if save_baseline:
+        options_used = {**options, "metrics": list(report.metrics)}
+        gates.save_baseline(
+            save_baseline, gates.baseline_payload(report.figures(), options_used, identity)
+        )
+        click.echo(f"Baseline saved to {save_baseline}.", err=True)
+    if per_question:
+        report.write_per_question(per_question)
+    _print(report, fmt, by_tag)
+    if report.gate is not None:
+        click.echo(report.gate.summary(), err=True)
+        if not report.gate.passed:
+            raise SystemExit(1)
+
+
+def _print(report: Any, fmt: str, by_tag: bool) -> None:
+    from labeler.metrics.render import render_csv, render_markdown, render_table
+
+    if fmt == "json":
+        echo_json(report.to_json(by_tag=by_tag))
+        return
+    render = {"table": render_table, "csv": render_csv, "markdown": render_markdown}[fmt]
+    click.echo(render(report, by_tag=by_tag), nl=False)
+
+
+@main.command("faithfulness")
+@click.option(
+    "--answers", required=True, type=click.Path(dir_okay=False), help="JSONL: question_id, answer."
+)
+@click.option(
+    "--contexts",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="JSONL: question_id with contexts (a list) or text (one passage per line).",
+)
+@click.option(
+    "--threshold",
+    type=float,
+    default=0.75,
+    show_default=True,
+    help="Share of a sentence's terms a passage must hold.",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True
+)
+def faithfulness_command(answers: str, contexts: str, threshold: float, fmt: str) -> None:
+    """Which answer sentences do the passages support? A cheap lexical screen, not a judge.
+
+    A sentence is supported when at least --threshold of its terms appear in one passage.
+    It misses paraphrases and accepts copied words with a changed meaning: use it to sort
+    answers for review, not to certify them.
+
+    \b
+    Example:
+        labeler faithfulness --answers answers.jsonl --contexts contexts.jsonl --format json
+    """
+    from labeler.faithfulness import check_answers, mean_faithfulness, read_answers, read_contexts
+
+    given = read_answers(answers)
+    passages = read_contexts(contexts)
+    checks = check_answers(given, passages, threshold=threshold)
+    without = [c.question_id for c in checks if c.passages == 0]
+    if without:
+        _warn(f"{len(without)} answers have no passage in {contexts} (e.g. {without[0]})")
+    mean = mean_faithfulness(checks)
+    if fmt == "json":
+        echo_json(
+            {
+                "threshold": threshold,
+                "faithfulness": mean,
+                "answers": [c.as_dict() for c in checks],
+            }
+        )
+        return
+    for check in checks:
+        result = check.result
+        score = "-" if result.score is None else f"{result.score:.4f}"
+        click.echo(
+            f"{check.question_id}: {score} ({result.supported} of {result.counted} sentences"
+            f" supported, {check.passages} passages)"
+        )
+        for s in result.sentences:
+            share = "    " if s.share is None else f"{s.share:.2f}"
+            missing = [t for t in s.terms if t not in s.found]
+            note = f"  [not in the passage: {', '.join(missing)}]" if s.supported is False else ""
+            click.echo(f"  {s.verdict:<9}  {share}  {s.text}{note}")
+    shown = "-" if mean is None else f"{mean:.4f}"
+    click.echo(
+        f"\nMean faithfulness: {shown} over {len(checks)} answers (a lexical screen: it misses"
+        " paraphrases and accepts copied words with a changed meaning)."
+    )
+
+
+__all__ = ["eval_command", "faithfulness_command"]

@@ -1,0 +1,265 @@
+"""``evaluate(qrels, run, metrics)``: one run against one test set, per question and averaged.
+
+What it does, in order:
+
+1. Reads each ranking in the order asked for (``Options.order``) and cuts it to ``depth``.
+2. Looks up the grade of every result (unlabelled chunks get none and count as not relevant).
+3. Computes every metric for every question of the test set at once (``Batch``); a test-set
+   question the run has no results for is an empty ranking and scores 0 (trec_eval ``-c``).
+4. Averages over the questions that have at least one relevant label at ``min_grade``; the
+   others are *unanswerable* and counted apart (trec_eval averages them in as 0s; ask for
+   ``trec_eval_mean`` to get its figure). Run questions that are not in the test set are
+   ignored and listed in ``RunResult.ignored``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from labeler.errors import LabelerError
+from labeler.metrics.batch import Batch
+from labeler.metrics.registry import DEFAULT_KS, get, parse_metrics
+from labeler.metrics.strings import byte_order, equal
+from labeler.metrics.tables import Qrels, Run, as_qrels, as_run
+from labeler.metrics.types import Gains, Metric, Options, Order
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class RunResult:
+    """Per-question values of every metric for one run, and what the averages are over.
+
+    ``values[name][i]`` is the value for ``questions[i]``. ``scored`` marks the questions in
+    the averages (at least one relevant label); ``labelled`` those with any label line;
+    ``retrieved`` those the run returned results for.
+    """
+
+    run: str
+    metrics: tuple[Metric, ...]
+    questions: tuple[str, ...]
+    values: Mapping[str, np.ndarray]
+    scored: np.ndarray
+    labelled: np.ndarray
+    retrieved: np.ndarray
+    ignored: tuple[str, ...]
+    options: Options
+
+    @property
+    def metric_names(self) -> tuple[str, ...]:
+        return tuple(str(m) for m in self.metrics)
+
+    @property
+    def num_scored(self) -> int:
+        return int(self.scored.sum())
+
+    @property
+    def unanswerable(self) -> int:
+        """Test-set questions without a relevant label: left out of the averages."""
+        return int((~self.scored).sum())
+
+    @property
+    def missing(self) -> int:
+        """Test-set questions the run has no results for (each scores 0)."""
+        return int((~self.retrieved).sum())
+
+    def _values(self, metric: str | Metric) -> np.ndarray:
+        try:
+            return self.values[str(metric)]
+        except KeyError:
+            msg = f"{metric} was not computed; computed: {', '.join(self.metric_names)}"
+            raise LabelerError(msg, field="metrics") from None
+
+    def mean_over(self, metric: str | Metric, mask: np.ndarray) -> float | None:
+        """Mean over the questions in ``mask`` (None when there are none)."""
+        values = self._values(metric)[mask]
+        return float(values.mean()) if len(values) else None
+
+    def mean(self, metric: str | Metric) -> float | None:
+        """Mean over the scored questions; None when no question has a relevant label."""
+        return self.mean_over(metric, self.scored)
+
+    def means(self) -> dict[str, float | None]:
+        return {name: self.mean(name) for name in self.metric_names}
+
+    def trec_eval_mean(self, metric: str | Metric, *, complete: bool = False) -> float | None:
+        """The figure trec_eval prints on its ``all`` line: the mean over the questions that
+        have a label line and results (``complete=False``) or a label line (``-c``), counting
+        questions without a relevant label as 0."""
+        mask = self.labelled if complete else self.labelled & self.retrieved
+        return self.mean_over(metric, mask)
+
+    def per_question(self, metric: str | Metric, *, scored_only: bool = True) -> dict[str, float]:
+        values = self._values(metric).tolist()
+        keep = self.scored.tolist()
+        return {
+            q: v
+            for q, v, k in zip(self.questions, values, keep, strict=True)
+            if k or not scored_only
+        }
+
+
+def _mapped_questions(qrels: Qrels, run: Run) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Each run question's index in the test set (-1: not in it), and the ignored ones."""
+    index = {q: i for i, q in enumerate(qrels.questions)}
+    mapped = np.fromiter((index.get(q, -1) for q in run.questions), np.int64, len(run.questions))
+    ignored = tuple(q for q, m in zip(run.questions, mapped.tolist(), strict=True) if m < 0)
+    return mapped, ignored
+
+
+def _ranking_order(run: Run, rows: np.ndarray, order: Order) -> np.ndarray:
+    """The permutation of ``rows`` that groups them by question, each group in rank order."""
+    group = run.question_index[rows]
+    same = group[1:] == group[:-1]
+    grouped = bool(np.all(group[1:] >= group[:-1]))
+    if order == "rank":
+        if run.ranks is None:
+            return np.arange(len(rows)) if grouped else np.argsort(group, kind="stable")
+        ranks = run.ranks[rows]
+        if grouped and bool(np.all(~same | (ranks[1:] >= ranks[:-1]))):
+            return np.arange(len(rows))
+        return np.lexsort((ranks, group))  # stable: equal ranks keep the file's order
+    if run.scores is None:
+        msg = f"run {run.name!r} has no scores; read it with order 'rank' or give it scores"
+        raise LabelerError(msg, path=run.source, field="order")
+    scores = run.scores[rows]
+    if grouped and bool(np.all(~same | (scores[1:] < scores[:-1]))):
+        return np.arange(len(rows))
+    perm = np.lexsort((-scores, group))
+    tied = (group[perm][1:] == group[perm][:-1]) & (scores[perm][1:] == scores[perm][:-1])
+    if not tied.any():
+        return perm
+    # trec_eval breaks score ties by docno, descending, byte-wise (strcmp).
+    involved = np.zeros(len(rows), dtype=bool)
+    involved[perm[1:][tied]] = True
+    involved[perm[:-1][tied]] = True
+    chunk_rank = np.zeros(len(rows), dtype=np.int64)
+    chunk_rank[involved] = byte_order(run.chunks, rows[involved])
+    return np.lexsort((-chunk_rank, -scores, group))
+
+
+def _positions(question: np.ndarray) -> np.ndarray:
+    """0-based rank of each row within its (contiguous) question group."""
+    n = len(question)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    new = np.ones(n, dtype=bool)
+    new[1:] = question[1:] != question[:-1]
+    starts = np.maximum.accumulate(np.where(new, np.arange(n), 0))
+    return np.arange(n) - starts
+
+
+def _grades(qrels: Qrels, run: Run, mapped: np.ndarray) -> np.ndarray:
+    """The grade of every result of the run (-1 when nobody labelled it).
+
+    Matched by (question, chunk) hash keys, every match then checked byte for byte; if a check
+    fails (two ids share a key) the lookup is redone exactly in Python.
+    """
+    grades = np.full(len(run), -1, dtype=np.int64)
+    if len(run) == 0 or len(qrels) == 0:
+        return grades
+    labels, results = qrels.pair_keys(), run.pair_keys()
+    if labels is not None and results is not None:
+        at = np.minimum(np.searchsorted(labels.keys, results.keys), len(labels.keys) - 1)
+        hit = np.flatnonzero(labels.keys[at] == results.keys)
+        result_rows, label_rows = results.rows[hit], labels.rows[at[hit]]
+        in_file_order = np.argsort(result_rows)  # the checks below then read memory in order
+        result_rows, label_rows = result_rows[in_file_order], label_rows[in_file_order]
+        same_question = mapped[run.question_index[result_rows]] == qrels.question_index[label_rows]
+        if same_question.all() and equal(qrels.chunks, label_rows, run.chunks, result_rows).all():
+            grades[result_rows] = qrels.grades[label_rows]
+            return grades
+    lookup = {
+        (q, chunk): grade
+        for q, chunk, grade in zip(
+            qrels.question_index.tolist(),
+            qrels.chunks.to_list(),
+            qrels.grades.tolist(),
+            strict=True,
+        )
+    }
+    questions = mapped[run.question_index].tolist()
+    return np.fromiter(
+        (lookup.get(pair, -1) for pair in zip(questions, run.chunks.to_list(), strict=True)),
+        dtype=np.int64,
+        count=len(run),
+    )
+
+
+def evaluate(
+    qrels: Qrels | Mapping[str, Mapping[str, int]],
+    run: Run | Mapping[str, Any],
+    metrics: str | Sequence[str | Metric] | None = None,
+    *,
+    ks: Sequence[int] | str = DEFAULT_KS,
+    min_grade: int = 1,
+    order: Order = "rank",
+    depth: int | None = None,
+    gains: Gains = "linear",
+) -> RunResult:
+    """Score one run against a test set: per-question values of every metric, and averages.
+
+    ``qrels`` and ``run`` are ``Qrels``/``Run`` (from ``labeler.metrics.io``) or plain dicts:
+    ``{"q1": {"chunk-a": 2}}`` and ``{"q1": ["chunk-a", "chunk-b"]}``. ``metrics`` are names
+    such as ``"ndcg@10,recall@k"`` (``@k``: each cutoff of ``ks``).
+
+    >>> result = evaluate({"q1": {"a": 1}}, {"q1": ["b", "a"]}, "mrr,recall@1")
+    >>> result.means()
+    {'mrr': 0.5, 'recall@1': 0.0}
+    """
+    options = Options(min_grade=min_grade, order=order, depth=depth, gains=gains)
+    parsed = parse_metrics(metrics, ks)
+    qrels = as_qrels(qrels)
+    run = as_run(run)
+    n = len(qrels.questions)
+
+    mapped, ignored = _mapped_questions(qrels, run)
+    row_question = mapped[run.question_index] if len(run) else np.zeros(0, dtype=np.int64)
+    rows = np.flatnonzero(row_question >= 0)
+    grade = _grades(qrels, run, mapped)
+    retrieved = np.zeros(n, dtype=bool)
+    retrieved[row_question[rows]] = True
+
+    rows = rows[_ranking_order(run, rows, options.order)]
+    question = row_question[rows]
+    position = _positions(question)
+    if options.depth is not None:
+        keep = position < options.depth
+        rows, question, position = rows[keep], question[keep], position[keep]
+
+    relevant = qrels.grades >= options.min_grade
+    num_relevant = np.bincount(qrels.question_index[relevant], minlength=n)
+    ideal_question, ideal_position, ideal_grade = qrels.ideal_rows()
+    batch = Batch(
+        num_questions=n,
+        question=question,
+        position=position,
+        grade=grade[rows],
+        num_relevant=num_relevant,
+        ideal_question=ideal_question,
+        ideal_position=ideal_position,
+        ideal_grade=ideal_grade,
+        min_grade=options.min_grade,
+        gains=options.gains,
+    )
+    values = {
+        str(m): np.asarray(get(m.name).vectorised(batch, m.k), dtype=np.float64) for m in parsed
+    }
+    labelled = np.zeros(n, dtype=bool)
+    labelled[qrels.question_index] = True
+    return RunResult(
+        run=run.name,
+        metrics=parsed,
+        questions=qrels.questions,
+        values=values,
+        scored=num_relevant > 0,
+        labelled=labelled,
+        retrieved=retrieved,
+        ignored=ignored,
+        options=options,
+    )
+
+
+__all__ = ["RunResult", "evaluate"]

@@ -1,0 +1,227 @@
+"""The regression gate: fail a CI build when retrieval gets worse than a saved baseline.
+
+``save_baseline`` writes a JSON file: every run's figures, the options they were computed with,
+and the test set's identity. ``check_gate`` compares a new evaluation with it:
+
+- the baseline's reference run is its first run (the one saved first);
+- the run checked is the new run with the same name, else the first new run;
+- every metric of the reference run is checked; one that fell more than ``tolerance`` below
+  its baseline value fails the gate, named with both values.
+
+A baseline made with other options (min_grade, order, depth, gains) cannot be compared and
+raises; a different test set is allowed but reported as a warning.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from labeler.errors import LabelerError
+from labeler.metrics.files import json_file
+
+FORMAT = "labeler-baseline/1"
+DEFAULT_TOLERANCE = 0.01
+_FLOAT_NOISE = 1e-12
+
+
+@dataclass(frozen=True, slots=True)
+class Baseline:
+    """A saved evaluation: ``runs`` maps a run name to its figures (``metrics``: name -> value)."""
+
+    path: str
+    options: Mapping[str, Any]
+    runs: Mapping[str, Mapping[str, Any]]
+    testset: Mapping[str, Any] | None = None
+
+    @property
+    def reference_run(self) -> str:
+        return next(iter(self.runs))
+
+    def figures(self, run: str | None = None) -> dict[str, float | None]:
+        return dict(self.runs[run or self.reference_run]["metrics"])
+
+
+@dataclass(frozen=True, slots=True)
+class GateFailure:
+    metric: str
+    value: float | None
+    baseline: float
+
+    @property
+    def message(self) -> str:
+        if self.value is None:
+            return f"{self.metric} has no figure (no scored question), baseline {self.baseline:.4f}"
+        return f"{self.metric} fell to {self.value:.4f}, baseline {self.baseline:.4f}"
+
+
+@dataclass(frozen=True, slots=True)
+class GateResult:
+    baseline_path: str
+    baseline_run: str
+    run: str
+    tolerance: float
+    checked: tuple[str, ...]
+    failures: tuple[GateFailure, ...]
+    warnings: tuple[str, ...] = field(default=())
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+    def summary(self) -> str:
+        head = (
+            f"Gate: run {self.run!r} against baseline {self.baseline_run!r} "
+            f"({self.baseline_path}), tolerance {self.tolerance:.4f}, {len(self.checked)} metrics:"
+        )
+        if self.passed:
+            return f"{head} passed"
+        return "\n".join([f"{head} FAILED", *(f"  {f.message}" for f in self.failures)])
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "baseline": self.baseline_path,
+            "baseline_run": self.baseline_run,
+            "run": self.run,
+            "tolerance": self.tolerance,
+            "passed": self.passed,
+            "checked": list(self.checked),
+            "failures": [
+                {"metric": f.metric, "value": f.value, "baseline": f.baseline, "message": f.message}
+                for f in self.failures
+            ],
+            "warnings": list(self.warnings),
+        }
+
+
+def baseline_payload(
+    runs: Mapping[str, Mapping[str, Any]],
+    options: Mapping[str, Any],
+    testset: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    return {
+        "format": FORMAT,
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "options": dict(options),
+        "testset": dict(testset) if testset else None,
+        "runs": {name: dict(figures) for name, figures in runs.items()},
+    }
+
+
+def save_baseline(path: str | Path, payload: Mapping[str, Any]) -> Path:
+    """Write the baseline atomically (a temporary file, then a rename)."""
+    path = Path(path)
+    if not path.parent.exists():
+        raise LabelerError("the folder does not exist", path=path.parent)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    with os.fdopen(handle, "w", encoding="utf-8") as out:
+        json.dump(payload, out, indent=2, ensure_ascii=False)
+        out.write("\n")
+    Path(temporary).replace(path)
+    return path
+
+
+def load_baseline(path: str | Path) -> Baseline:
+    data = json_file(path)
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        msg = f'not a baseline written by --save-baseline (expected "format": "{FORMAT}")'
+        raise LabelerError(msg, path=path)
+    runs = data.get("runs")
+    if not isinstance(runs, dict) or not runs:
+        raise LabelerError("holds no run", path=path, field="runs")
+    for name, figures in runs.items():
+        metrics = figures.get("metrics") if isinstance(figures, dict) else None
+        if not isinstance(metrics, dict) or not all(
+            v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
+            for v in metrics.values()
+        ):
+            raise LabelerError(f"run {name!r}: expected metric figures", path=path, field="metrics")
+    options = data.get("options")
+    if not isinstance(options, dict):
+        raise LabelerError("missing", path=path, field="options")
+    return Baseline(str(path), options, runs, data.get("testset"))
+
+
+def check_options(baseline: Baseline, options: Mapping[str, Any]) -> None:
+    """Raise unless the evaluation reads runs and labels as the baseline did."""
+    for key, value in baseline.options.items():
+        if key in options and key != "metrics" and options[key] != value:
+            msg = (
+                f"the baseline was computed with {key} = {value!r}, this evaluation uses"
+                f" {options[key]!r}: evaluate with the same options or save a new baseline"
+            )
+            raise LabelerError(msg, path=baseline.path, field=key)
+
+
+def check_gate(
+    baseline: Baseline,
+    current: Mapping[str, Mapping[str, float | None]],
+    *,
+    options: Mapping[str, Any],
+    tolerance: float = DEFAULT_TOLERANCE,
+    testset: Mapping[str, Any] | None = None,
+) -> GateResult:
+    """Check the new figures (``current``: run -> metric -> value, first run first)."""
+    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or tolerance < 0:
+        raise LabelerError(f"must be a number >= 0, got {tolerance!r}", field="tolerance")
+    if not current:
+        raise LabelerError("no run to check against the baseline")
+    check_options(baseline, options)
+    reference = baseline.reference_run
+    run = reference if reference in current else next(iter(current))
+    figures = current[run]
+    expected = baseline.figures()
+    missing = [m for m in expected if m not in figures]
+    if missing:
+        msg = f"the baseline has {', '.join(missing)}, which this evaluation did not compute"
+        raise LabelerError(msg, path=baseline.path, field="metrics")
+    failures = []
+    for metric, before in expected.items():
+        if before is None:
+            continue
+        now = figures[metric]
+        if now is None or before - now > tolerance + _FLOAT_NOISE:
+            failures.append(GateFailure(metric, now, float(before)))
+    warnings = []
+    old_hash = (baseline.testset or {}).get("content_hash")
+    new_hash = (testset or {}).get("content_hash")
+    if old_hash != new_hash:
+        warnings.append(
+            f"the baseline was made on test set {old_hash or 'unknown'}, this evaluation uses"
+            f" {new_hash or 'unknown'}: the figures may not be comparable"
+        )
+    return GateResult(
+        baseline_path=baseline.path,
+        baseline_run=reference,
+        run=run,
+        tolerance=float(tolerance),
+        checked=tuple(m for m, v in expected.items() if v is not None),
+        failures=tuple(failures),
+        warnings=tuple(warnings),
+    )
+
+
+def gate_metrics(baseline: Baseline) -> Sequence[str]:
+    """The metric names the gate will check (the evaluation must compute them)."""
+    return list(baseline.figures())
+
+
+__all__ = [
+    "DEFAULT_TOLERANCE",
+    "FORMAT",
+    "Baseline",
+    "GateFailure",
+    "GateResult",
+    "baseline_payload",
+    "check_gate",
+    "check_options",
+    "gate_metrics",
+    "load_baseline",
+    "save_baseline",
+]

@@ -1,0 +1,512 @@
+"""Qrels, runs, questions and test-set versions from files and DataFrames.
+
+Formats, chosen by extension:
+
+- TREC (any other extension): qrels ``question 0 chunk grade``; runs
+  ``question Q0 chunk rank score run-name`` (trailing fields ignored, as trec_eval does).
+  Fields are separated by spaces and/or tabs; no comment lines.
+- JSONL (``.jsonl``, ``.ndjson``): qrels ``{"question_id", "chunk_id", "grade"}`` per line; runs
+  either one result per line ``{"question_id", "chunk_id", "rank"?, "score"?}`` or one question
+  per line ``{"question_id", "chunk_ids": [...], "scores": [...]?}``.
+- JSON (``.json``): ``{"q1": {"chunk": grade}}`` and ``{"q1": ["chunk", ...]}`` or
+  ``{"q1": {"chunk": score}}``, as pytrec_eval takes them.
+
+A big TREC file separated by single spaces or single tabs is parsed by Arrow's multi-threaded
+CSV reader straight into columns; anything it cannot read (odd spacing, extra fields, a bad
+line) is read again line by line in Python, which either succeeds with the same result or
+raises a LabelerError naming the file, the line and the field.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from labeler.errors import LabelerError
+from labeler.metrics.files import BOM, check_file, json_file, jsonl, lines, text_field
+from labeler.metrics.strings import Strings, first_appearance_codes
+from labeler.metrics.tables import Qrels, Run
+
+JSONL = (".jsonl", ".ndjson")
+_INT = re.compile(r"[+-]?\d+")
+_QRELS_SHAPE = "question 0 chunk grade"
+_RUN_SHAPE = "question Q0 chunk rank score run-name"
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionInfo:
+    """What the engine needs of a test-set question: its id, tags, and the unanswerable flag."""
+
+    id: str
+    tags: tuple[str, ...] = ()
+    unanswerable: bool = False
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class TestSet:
+    """A version folder written by ``labeler export``: its qrels and questions, and identity."""
+
+    __test__ = False  # not a pytest test class, whatever its name
+
+    path: str
+    name: str
+    version: Any
+    content_hash: str
+    qrels: Qrels
+    questions: tuple[QuestionInfo, ...]
+
+    def identity(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "version": self.version,
+            "content_hash": self.content_hash,
+            "path": self.path,
+        }
+
+
+# -- fields --------------------------------------------------------------------------------
+
+
+def _whole(text: Any, *, path: Path, line: int, field: str) -> int:
+    if isinstance(text, int) and not isinstance(text, bool):
+        return text
+    if isinstance(text, str) and _INT.fullmatch(text.strip()):
+        return int(text)
+    if isinstance(text, float) and text.is_integer():
+        return int(text)
+    raise LabelerError(f"expected a whole number, got {text!r}", path=path, line=line, field=field)
+
+
+def _number(text: Any, *, path: Path, line: int, field: str) -> float:
+    value = math.nan
+    if isinstance(text, (int, float)) and not isinstance(text, bool):
+        value = float(text)
+    elif isinstance(text, str) and "_" not in text:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+    if math.isnan(value):
+        raise LabelerError(f"expected a number, got {text!r}", path=path, line=line, field=field)
+    return value
+
+
+# -- TREC, fast ------------------------------------------------------------------------------
+
+
+def _fast_columns(path: Path, names: list[str], types: dict[str, str]) -> Any:
+    """The file as Arrow columns when it is cleanly single-space or single-tab separated;
+    None when anything is unusual (the line-by-line reader then decides)."""
+    with path.open("rb") as handle:
+        head = handle.read(1 << 16)
+    if not head or head.startswith(BOM):
+        return None
+    tab, space = b"\t" in head, b" " in head
+    if tab == space:
+        return None
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    arrow_types = {"string": pa.string(), "int": pa.int64(), "float": pa.float64()}
+    try:
+        table = pcsv.read_csv(
+            path,
+            read_options=pcsv.ReadOptions(column_names=names, block_size=1 << 22),
+            parse_options=pcsv.ParseOptions(
+                delimiter="\t" if tab else " ", quote_char=False, escape_char=False
+            ),
+            convert_options=pcsv.ConvertOptions(
+                column_types={n: arrow_types[t] for n, t in types.items()},
+                include_columns=list(types),
+                null_values=[],
+                strings_can_be_null=False,
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError):
+        return None
+    if any(table[c].null_count for c in types):
+        return None
+    return table
+
+
+def _numbers(column: Any, dtype: type) -> np.ndarray:
+    """A numeric Arrow column (no nulls) as one numpy array, read from its buffers.
+
+    (``ChunkedArray.to_numpy`` would import pandas, which costs more than the whole read.)
+    """
+    size = np.dtype(dtype).itemsize
+    parts = [
+        np.frombuffer(chunk.buffers()[1], dtype=dtype, count=len(chunk), offset=chunk.offset * size)
+        for chunk in column.chunks
+        if len(chunk)
+    ]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+
+
+def _fast_qrels(path: Path) -> Qrels | None:
+    table = _fast_columns(
+        path,
+        ["question", "iteration", "chunk", "grade"],
+        {"question": "string", "chunk": "string", "grade": "int"},
+    )
+    if table is None:
+        return None
+    codes, names = first_appearance_codes(Strings.from_arrow(table["question"]))
+    grades = _numbers(table["grade"], np.int64)
+    return Qrels(tuple(names), codes, Strings.from_arrow(table["chunk"]), grades, str(path))
+
+
+def _fast_run(path: Path, name: str) -> Run | None:
+    table = _fast_columns(
+        path,
+        ["question", "q0", "chunk", "rank", "score", "tag"],
+        {"question": "string", "chunk": "string", "rank": "int", "score": "float"},
+    )
+    if table is None:
+        return None
+    scores = _numbers(table["score"], np.float64)
+    if np.isnan(scores).any():
+        return None
+    codes, names = first_appearance_codes(Strings.from_arrow(table["question"]))
+    return Run(
+        name,
+        tuple(names),
+        codes,
+        Strings.from_arrow(table["chunk"]),
+        _numbers(table["rank"], np.int64),
+        scores,
+        str(path),
+    )
+
+
+# -- TREC, line by line ----------------------------------------------------------------------
+
+
+def _fields(text: str, count: int, shape: str, *, path: Path, line: int, exact: bool) -> list[str]:
+    fields = text.split()
+    if len(fields) < count or (exact and len(fields) != count):
+        msg = f"expected {count} fields ({shape}), got {len(fields)}"
+        raise LabelerError(msg, path=path, line=line)
+    return fields
+
+
+def _slow_qrels(path: Path) -> Qrels:
+    questions: list[str] = []
+    chunks: list[str] = []
+    grades: list[int] = []
+    seen: dict[tuple[str, str], int] = {}
+    for line, text in lines(path):
+        q, _, chunk, grade = _fields(text, 4, _QRELS_SHAPE, path=path, line=line, exact=True)
+        if (q, chunk) in seen:
+            msg = (
+                f"question {q}: chunk {chunk} is labelled twice (lines {seen[q, chunk]} and {line})"
+            )
+            raise LabelerError(msg, path=path, line=line)
+        seen[q, chunk] = line
+        questions.append(q)
+        chunks.append(chunk)
+        grades.append(_whole(grade, path=path, line=line, field="grade"))
+    return Qrels.from_rows(questions, chunks, grades, source=str(path))
+
+
+def _slow_run(path: Path, name: str) -> Run:
+    questions: list[str] = []
+    chunks: list[str] = []
+    ranks: list[int] = []
+    scores: list[float] = []
+    seen: dict[tuple[str, str], int] = {}
+    for line, text in lines(path):
+        q, _, chunk, rank, score = _fields(text, 6, _RUN_SHAPE, path=path, line=line, exact=False)[
+            :5
+        ]
+        if (q, chunk) in seen:
+            msg = f"question {q}: chunk {chunk} is listed twice (lines {seen[q, chunk]} and {line})"
+            raise LabelerError(msg, path=path, line=line)
+        seen[q, chunk] = line
+        questions.append(q)
+        chunks.append(chunk)
+        ranks.append(_whole(rank, path=path, line=line, field="rank"))
+        scores.append(_number(score, path=path, line=line, field="score"))
+    return Run.from_rows(name, questions, chunks, ranks=ranks, scores=scores, source=str(path))
+
+
+# -- JSONL -----------------------------------------------------------------------------------
+
+
+def _jsonl_qrels(path: Path) -> Qrels:
+    questions: list[str] = []
+    chunks: list[str] = []
+    grades: list[int] = []
+    seen: dict[tuple[str, str], int] = {}
+    for line, record in jsonl(path):
+        q = text_field(record, "question_id", path=path, line=line)
+        chunk = text_field(record, "chunk_id", path=path, line=line)
+        if "grade" not in record:
+            raise LabelerError("missing", path=path, line=line, field="grade")
+        if (q, chunk) in seen:
+            msg = (
+                f"question {q}: chunk {chunk} is labelled twice (lines {seen[q, chunk]} and {line})"
+            )
+            raise LabelerError(msg, path=path, line=line)
+        seen[q, chunk] = line
+        questions.append(q)
+        chunks.append(chunk)
+        grades.append(_whole(record["grade"], path=path, line=line, field="grade"))
+    return Qrels.from_rows(questions, chunks, grades, source=str(path))
+
+
+def _jsonl_run(path: Path, name: str) -> Run:
+    questions: list[str] = []
+    chunks: list[str] = []
+    ranks: list[int | None] = []
+    scores: list[float | None] = []
+    seen: dict[tuple[str, str], int] = {}
+
+    def add(line: int, q: str, chunk: str, rank: int | None, score: float | None) -> None:
+        if (q, chunk) in seen:
+            msg = f"question {q}: chunk {chunk} is listed twice (lines {seen[q, chunk]} and {line})"
+            raise LabelerError(msg, path=path, line=line)
+        for values, value, field in ((ranks, rank, "rank"), (scores, score, "score")):
+            if values and (values[0] is None) != (value is None):
+                msg = (
+                    "given on some lines and not on others"
+                    if value is None
+                    else ("given here but not on the lines before")
+                )
+                raise LabelerError(msg, path=path, line=line, field=field)
+        seen[q, chunk] = line
+        questions.append(q)
+        chunks.append(chunk)
+        ranks.append(rank)
+        scores.append(score)
+
+    for line, record in jsonl(path):
+        q = text_field(record, "question_id", path=path, line=line)
+        if "chunk_ids" in record:
+            ids = record["chunk_ids"]
+            given = record.get("scores")
+            if not isinstance(ids, list):
+                raise LabelerError(
+                    "expected a list of chunk ids", path=path, line=line, field="chunk_ids"
+                )
+            if given is not None and (not isinstance(given, list) or len(given) != len(ids)):
+                msg = "expected a list of numbers as long as chunk_ids"
+                raise LabelerError(msg, path=path, line=line, field="scores")
+            for i, chunk in enumerate(ids):
+                if not isinstance(chunk, (str, int)) or isinstance(chunk, bool) or chunk == "":
+                    raise LabelerError(
+                        f"expected chunk ids, got {chunk!r}",
+                        path=path,
+                        line=line,
+                        field="chunk_ids",
+                    )
+                score = (
+                    None
+                    if given is None
+                    else _number(given[i], path=path, line=line, field="scores")
+                )
+                add(line, q, str(chunk), None, score)
+        else:
+            chunk = text_field(record, "chunk_id", path=path, line=line)
+            rank = record.get("rank")
+            rank = None if rank is None else _whole(rank, path=path, line=line, field="rank")
+            score = record.get("score")
+            score = None if score is None else _number(score, path=path, line=line, field="score")
+            add(line, q, chunk, rank, score)
+    has_ranks = bool(ranks) and ranks[0] is not None
+    has_scores = bool(scores) and scores[0] is not None
+    return Run.from_rows(
+        name,
+        questions,
+        chunks,
+        ranks=ranks if has_ranks else None,
+        scores=scores if has_scores else None,
+        source=str(path),
+    )
+
+
+# -- public readers --------------------------------------------------------------------------
+
+
+def read_qrels(path: str | Path) -> Qrels:
+    """Labels from a TREC qrels, JSONL or JSON file (by extension; see the module docstring)."""
+    path = check_file(path)
+    suffix = path.suffix.lower()
+    if suffix in JSONL:
+        return _jsonl_qrels(path)
+    if suffix == ".json":
+        data = json_file(path)
+        try:
+            return Qrels.from_dict(data, source=str(path))
+        except LabelerError as error:
+            raise LabelerError(error.message, path=path, field=error.field) from None
+    qrels = _fast_qrels(path)
+    if qrels is None:
+        return _slow_qrels(path)
+    try:
+        qrels.pair_keys()  # the duplicate check, cached for the evaluation
+    except LabelerError:
+        return _slow_qrels(path)  # raises again, naming both lines
+    return qrels
+
+
+def read_run(path: str | Path, *, name: str | None = None) -> Run:
+    """A run from a TREC run, JSONL or JSON file; its name defaults to the file's stem."""
+    path = check_file(path)
+    name = name or path.stem
+    suffix = path.suffix.lower()
+    if suffix in JSONL:
+        return _jsonl_run(path, name)
+    if suffix == ".json":
+        data = json_file(path)
+        try:
+            return Run.from_dict(data, name=name, source=str(path))
+        except LabelerError as error:
+            raise LabelerError(error.message, path=path, field=error.field) from None
+    run = _fast_run(path, name)
+    if run is None:
+        return _slow_run(path, name)
+    try:
+        run.pair_keys()  # the duplicate check, cached for the evaluation
+    except LabelerError:
+        return _slow_run(path, name)  # raises again, naming both lines
+    return run
+
+
+def read_questions(path: str | Path) -> tuple[QuestionInfo, ...]:
+    """Questions JSONL: ``id`` (or ``question_id``), optional ``tags`` (list of text) and
+    ``unanswerable`` (true/false); other fields are ignored."""
+    path = check_file(path)
+    out: dict[str, QuestionInfo] = {}
+    for line, record in jsonl(path):
+        field = "id" if "id" in record or "question_id" not in record else "question_id"
+        qid = text_field(record, field, path=path, line=line)
+        tags = record.get("tags") or []
+        if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+            raise LabelerError(
+                f"expected a list of text, got {tags!r}", path=path, line=line, field="tags"
+            )
+        flag = record.get("unanswerable", False)
+        if not isinstance(flag, bool):
+            raise LabelerError(
+                f"expected true or false, got {flag!r}", path=path, line=line, field="unanswerable"
+            )
+        if qid in out:
+            raise LabelerError(f"question {qid} appears twice", path=path, line=line, field=field)
+        out[qid] = QuestionInfo(qid, tuple(dict.fromkeys(tags)), flag)
+    return tuple(out.values())
+
+
+def _version_folder(path: Path) -> Path:
+    if (path / "manifest.json").is_file():
+        return path
+    versions = (
+        [
+            (int(p.name[1:]), p)
+            for p in path.iterdir()
+            if p.is_dir() and re.fullmatch(r"v\d+", p.name)
+        ]
+        if path.is_dir()
+        else []
+    )
+    if not versions:
+        raise LabelerError(
+            "not a test-set version folder (no manifest.json, no v<N> folders)", path=path
+        )
+    return max(versions)[1]
+
+
+def read_testset(path: str | Path) -> TestSet:
+    """A version written by ``labeler export``: ``exports/<name>/v<N>`` (or ``exports/<name>``,
+    meaning its latest version). Reads manifest.json, qrels.tsv and questions.jsonl."""
+    path = Path(path)
+    if not path.exists():
+        raise LabelerError("no such folder", path=path)
+    folder = _version_folder(path)
+    manifest_path = folder / "manifest.json"
+    manifest = json_file(check_file(manifest_path))
+    if not isinstance(manifest, dict):
+        raise LabelerError("expected a JSON object", path=manifest_path)
+    for field in ("name", "version", "content_hash"):
+        if field not in manifest:
+            raise LabelerError("missing", path=manifest_path, field=field)
+    questions = read_questions(folder / "questions.jsonl")
+    qrels = read_qrels(folder / "qrels.tsv").with_questions(q.id for q in questions)
+    return TestSet(
+        path=str(folder),
+        name=str(manifest["name"]),
+        version=manifest["version"],
+        content_hash=str(manifest["content_hash"]),
+        qrels=qrels,
+        questions=questions,
+    )
+
+
+# -- DataFrames ------------------------------------------------------------------------------
+
+
+def _column(df: Any, name: str | None, *, text: bool) -> list | None:
+    if name is None:
+        return None
+    if name not in df.columns:
+        raise LabelerError(
+            f"no column {name!r}; columns: {', '.join(map(str, df.columns))}", field=name
+        )
+    column = df[name]
+    if column.isna().any():
+        raise LabelerError("has empty values", field=name)
+    return column.astype(str).tolist() if text else column.tolist()
+
+
+def qrels_from_dataframe(
+    df: Any, *, question: str = "question_id", chunk: str = "chunk_id", grade: str = "grade"
+) -> Qrels:
+    """Labels from a pandas DataFrame, one row per (question, chunk, grade)."""
+    grades = _column(df, grade, text=False)
+    for i, g in enumerate(grades):
+        if isinstance(g, bool) or not float(g).is_integer():
+            raise LabelerError(f"row {i}: expected a whole number, got {g!r}", field=grade)
+    return Qrels.from_rows(
+        _column(df, question, text=True), _column(df, chunk, text=True), [int(g) for g in grades]
+    )
+
+
+def run_from_dataframe(
+    df: Any,
+    *,
+    name: str = "run",
+    question: str = "question_id",
+    chunk: str = "chunk_id",
+    rank: str | None = "rank",
+    score: str | None = "score",
+) -> Run:
+    """A run from a pandas DataFrame, one row per result; ``rank``/``score`` columns are used
+    when present (pass None to ignore one), otherwise the row order is the ranking."""
+    rank = rank if rank is not None and rank in df.columns else None
+    score = score if score is not None and score in df.columns else None
+    run = Run.from_rows(
+        name,
+        _column(df, question, text=True),
+        _column(df, chunk, text=True),
+        ranks=_column(df, rank, text=False),
+        scores=_column(df, score, text=False),
+    )
+    run.pair_keys()
+    return run
+
+
+__all__ = [
+    "QuestionInfo",
+    "TestSet",
+    "qrels_from_dataframe",
+    "read_qrels",
+    "read_questions",
+    "read_run",
+    "read_testset",
+    "run_from_dataframe",
+]

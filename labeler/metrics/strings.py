@@ -1,0 +1,202 @@
+"""Columns of ids (questions, chunks) as flat numpy arrays, and the vectorised work done on them.
+
+A million chunk ids as Python strings cost more to create than the whole evaluation: so a column
+is one UTF-8 byte buffer with a start and a length per row (the layout Arrow uses), and ids are
+compared eight bytes at a time. Hashes only find candidates; every match they suggest is checked
+byte for byte (``equal``), and the caller falls back to exact Python when a check fails, so a
+hash collision can cost time but never change a figure.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+# The low b bytes of a little-endian word: MASKS[b] for b in 0..8.
+_MASKS = np.array([(1 << (8 * b)) - 1 for b in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser: every input bit reaches every output bit."""
+    x = x ^ (x >> np.uint64(30))
+    x = x * _M1
+    x = x ^ (x >> np.uint64(27))
+    x = x * _M2
+    return x ^ (x >> np.uint64(31))
+
+
+def _pad(lengths: np.ndarray) -> int:
+    longest = int(lengths.max()) if len(lengths) else 0
+    return 8 * (longest // 8 + 2)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Strings:
+    """n UTF-8 strings: ``data[starts[i]:starts[i] + lengths[i]]`` is string i.
+
+    ``data`` carries zero bytes after the last string, enough to read every word of the longest
+    string from any start (see ``_pad``), so reading needs no bounds checks.
+    """
+
+    starts: np.ndarray
+    lengths: np.ndarray
+    data: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    @classmethod
+    def from_list(cls, values: Sequence[str]) -> Strings:
+        encoded = [v.encode("utf-8") for v in values]
+        lengths = np.fromiter((len(e) for e in encoded), dtype=np.int64, count=len(encoded))
+        starts = np.zeros(len(encoded), dtype=np.int64)
+        if len(encoded) > 1:
+            np.cumsum(lengths[:-1], out=starts[1:])
+        data = np.frombuffer(b"".join(encoded) + bytes(_pad(lengths)), dtype=np.uint8)
+        return cls(starts, lengths, data)
+
+    @classmethod
+    def from_arrow(cls, column: object) -> Strings:
+        """An Arrow string column (Array or ChunkedArray, no nulls), without a Python string per
+        row: the offsets and bytes are read straight from Arrow's buffers."""
+        chunks = getattr(column, "chunks", None) or [column]
+        starts, lengths, datas = [], [], []
+        base = 0
+        for chunk in chunks:
+            n = len(chunk)
+            if n == 0:
+                continue
+            _, offsets_buffer, data_buffer = chunk.buffers()[:3]
+            wide = str(chunk.type) in ("large_string", "large_utf8")
+            offsets = np.frombuffer(
+                offsets_buffer,
+                dtype=np.int64 if wide else np.int32,
+                count=n + 1,
+                offset=chunk.offset * (8 if wide else 4),
+            ).astype(np.int64)
+            data = (
+                np.frombuffer(data_buffer, dtype=np.uint8)
+                if data_buffer is not None
+                else np.zeros(0, np.uint8)
+            )
+            starts.append(offsets[:-1] + base)
+            lengths.append(offsets[1:] - offsets[:-1])
+            datas.append(data)
+            base += len(data)
+        if not starts:
+            return cls.from_list([])
+        lengths_all = np.concatenate(lengths)
+        datas.append(np.zeros(_pad(lengths_all), np.uint8))
+        return cls(np.concatenate(starts), lengths_all, np.concatenate(datas))
+
+    def get(self, i: int) -> str:
+        start = int(self.starts[i])
+        return self.data[start : start + int(self.lengths[i])].tobytes().decode("utf-8")
+
+    def to_list(self, rows: np.ndarray | None = None) -> list[str]:
+        """The strings as Python str, gathered in one pass over the bytes."""
+        starts = self.starts if rows is None else self.starts[rows]
+        lengths = self.lengths if rows is None else self.lengths[rows]
+        if len(starts) == 0:
+            return []
+        ends = np.cumsum(lengths)
+        total = int(ends[-1])
+        flat = np.repeat(starts - (ends - lengths), lengths) + np.arange(total)
+        raw = self.data[flat].tobytes()
+        edges = [0, *ends.tolist()]
+        return [raw[a:b].decode("utf-8") for a, b in itertools.pairwise(edges)]
+
+    def take(self, rows: np.ndarray) -> Strings:
+        """The strings at ``rows``, sharing this column's byte buffer."""
+        return Strings(self.starts[rows], self.lengths[rows], self.data)
+
+    def _word_view(self) -> np.ndarray:
+        # An unaligned view: one little-endian uint64 starting at every byte of the buffer.
+        return np.ndarray(shape=(len(self.data) - 7,), dtype="<u8", buffer=self.data, strides=(1,))
+
+    def word(self, j: int, rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Bytes 8j..8j+7 of each string (zero past its end) and how many of them are real."""
+        starts = self.starts if rows is None else self.starts[rows]
+        lengths = self.lengths if rows is None else self.lengths[rows]
+        remaining = lengths - 8 * j
+        words = self._word_view()[starts + 8 * j if j else starts]
+        if int(remaining.min(initial=8)) < 8:
+            words &= _MASKS[np.clip(remaining, 0, 8)]
+        return words, remaining
+
+    def max_words(self) -> int:
+        return int((int(self.lengths.max()) + 7) // 8) if len(self) else 0
+
+
+def hash64(strings: Strings) -> np.ndarray:
+    """A 64-bit hash of each string that depends on its bytes only (not on the column)."""
+    h = strings.lengths.astype(np.uint64) * _GOLDEN
+    for j in range(strings.max_words()):
+        words, remaining = strings.word(j)
+        h = np.where(remaining > 0, _mix(h ^ words), h)
+    return _mix(h)
+
+
+def hash_pairs(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """One 64-bit hash of each pair of hashes (order matters)."""
+    return _mix((first * _M1) ^ second)
+
+
+def equal(a: Strings, rows_a: np.ndarray, b: Strings, rows_b: np.ndarray) -> np.ndarray:
+    """Exact equality of ``a[rows_a[i]]`` and ``b[rows_b[i]]``, eight bytes at a time."""
+    same = a.lengths[rows_a] == b.lengths[rows_b]
+    words = min(a.max_words(), b.max_words())
+    for j in range(words):
+        wa, _ = a.word(j, rows_a)
+        wb, _ = b.word(j, rows_b)
+        same &= wa == wb
+    return same
+
+
+def first_appearance_codes(strings: Strings) -> tuple[np.ndarray, list[str]]:
+    """Each row's code (0, 1, ... in order of first appearance) and the distinct strings.
+
+    TREC files list a question's lines together, so only the first row of each block becomes a
+    Python string; a file that interleaves questions costs one string per block, still exact.
+    """
+    n = len(strings)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), []
+    new_block = np.ones(n, dtype=bool)
+    new_block[1:] = strings.lengths[1:] != strings.lengths[:-1]
+    for j in range(strings.max_words()):
+        words, _ = strings.word(j)
+        new_block[1:] |= words[1:] != words[:-1]
+    block_starts = np.flatnonzero(new_block)
+    codes_of: dict[str, int] = {}
+    block_codes = np.fromiter(
+        (codes_of.setdefault(name, len(codes_of)) for name in strings.to_list(block_starts)),
+        dtype=np.int64,
+        count=len(block_starts),
+    )
+    codes = np.repeat(block_codes, np.diff(np.append(block_starts, n)))
+    return codes, list(codes_of)
+
+
+def byte_order(strings: Strings, rows: np.ndarray) -> np.ndarray:
+    """The rank of each of ``strings[rows]`` in byte-wise order (equal strings, equal ranks)."""
+    if len(rows) == 0:
+        return np.zeros(0, dtype=np.int64)
+    width = max(int(strings.lengths[rows].max()), 1)
+    offsets = np.arange(width)
+    lengths = strings.lengths[rows]
+    at = np.minimum(strings.starts[rows][:, None] + offsets, len(strings.data) - 1)
+    matrix = np.where(offsets < lengths[:, None], strings.data[at], 0).astype(np.uint8)
+    # Fixed-width bytes sort byte-wise; the zero padding sorts a prefix first, as strcmp does.
+    fixed = np.ascontiguousarray(matrix).view(f"S{width}").ravel()
+    _, ranks = np.unique(fixed, return_inverse=True)
+    return ranks.reshape(-1).astype(np.int64)
+
+
+__all__ = ["Strings", "byte_order", "equal", "first_appearance_codes", "hash64", "hash_pairs"]

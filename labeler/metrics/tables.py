@@ -1,0 +1,362 @@
+"""Qrels and runs: the two inputs of an evaluation, as columns.
+
+``Qrels`` is question -> {chunk id: grade}; ``Run`` is question -> ranked chunk ids, with ranks
+and scores when the source states them. Both are built from dicts here and from files in
+``labeler.metrics.io``; they hold one row per label or result in flat arrays (so a million lines
+need no million Python objects) and give the plain-dict view back with ``to_dict()``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from labeler.errors import LabelerError
+from labeler.metrics.strings import Strings, equal, hash64, hash_pairs
+
+
+def _label(value: object, *, what: str) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    raise LabelerError(f"{what} must be text, got {value!r}")
+
+
+def _codes(questions: Sequence[str]) -> tuple[np.ndarray, list[str]]:
+    codes_of: dict[str, int] = {}
+    codes = np.fromiter(
+        (codes_of.setdefault(q, len(codes_of)) for q in questions),
+        dtype=np.int64,
+        count=len(questions),
+    )
+    return codes, list(codes_of)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PairKeys:
+    """A 64-bit key per (question, chunk) row, sorted, with the row each key comes from.
+
+    The key hashes the question *id* and the chunk id, not the row's question index, so the
+    keys of a test set and of a run can be matched directly, whatever order each lists its
+    questions in: one sort each, then one merge-like ``searchsorted``.
+    """
+
+    keys: np.ndarray
+    rows: np.ndarray
+
+
+class HashCollision(Exception):
+    """Two different ids share a hash key: the fast path gives way to the exact one."""
+
+
+def _pair_keys(questions: Sequence[str], question_index: np.ndarray, chunks: Strings) -> PairKeys:
+    question_hash = hash64(Strings.from_list(questions))[question_index]
+    keys = hash_pairs(question_hash, hash64(chunks))
+    order = np.argsort(keys)
+    return PairKeys(keys[order], order)
+
+
+def _first_duplicate(
+    question_index: np.ndarray, chunks: Strings, keys: PairKeys
+) -> tuple[int, int] | None:
+    """Rows (a, b) holding the same question and chunk: found by key, checked exactly.
+
+    Raises ``HashCollision`` when equal keys hide different pairs.
+    """
+    same = np.flatnonzero(keys.keys[1:] == keys.keys[:-1])
+    if len(same) == 0:
+        return None
+    a, b = keys.rows[same], keys.rows[same + 1]
+    real = equal(chunks, a, chunks, b) & (question_index[a] == question_index[b])
+    if not real.all():
+        raise HashCollision
+    i = int(np.argmin(np.minimum(a, b)))
+    return int(min(a[i], b[i])), int(max(a[i], b[i]))
+
+
+def _exact_duplicate(question_index: np.ndarray, chunks: Strings) -> tuple[int, int] | None:
+    seen: dict[tuple[int, str], int] = {}
+    for row, (q, chunk) in enumerate(zip(question_index.tolist(), chunks.to_list(), strict=True)):
+        key = (q, chunk)
+        if key in seen:
+            return seen[key], row
+        seen[key] = row
+    return None
+
+
+def _checked_keys(
+    questions: Sequence[str],
+    question_index: np.ndarray,
+    chunks: Strings,
+    what: str,
+    source: str | None,
+    *,
+    prefix: str = "",
+) -> PairKeys | None:
+    """Sorted pair keys (None after a hash collision), once it is checked that no question
+    holds the same chunk twice."""
+    keys: PairKeys | None = _pair_keys(questions, question_index, chunks)
+    try:
+        twice = _first_duplicate(question_index, chunks, keys)
+    except HashCollision:
+        keys = None
+        twice = _exact_duplicate(question_index, chunks)
+    if twice is not None:
+        question = questions[int(question_index[twice[0]])]
+        msg = f"{prefix}question {question}: chunk {chunks.get(twice[0])} {what} twice"
+        raise LabelerError(msg, path=source)
+    return keys
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Qrels:
+    """Labels: for every row, a question (index into ``questions``), a chunk and a grade.
+
+    ``questions`` lists every question of the test set in order, including those without a
+    label (a question marked unanswerable has none). Grades are whole numbers; a negative grade
+    (TREC's "in the pool, not judged") counts as no label, as in trec_eval.
+    """
+
+    questions: tuple[str, ...]
+    question_index: np.ndarray
+    chunks: Strings
+    grades: np.ndarray
+    source: str | None = None
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.grades)
+
+    @classmethod
+    def from_rows(
+        cls,
+        questions: Sequence[str],
+        chunks: Sequence[str],
+        grades: Sequence[int],
+        *,
+        source: str | None = None,
+    ) -> Qrels:
+        codes, names = _codes(questions)
+        return cls(
+            tuple(names),
+            codes,
+            Strings.from_list(chunks),
+            np.asarray(grades, dtype=np.int64).reshape(-1),
+            source,
+        )
+
+    @classmethod
+    def from_dict(
+        cls, qrels: Mapping[str, Mapping[str, int]], *, source: str | None = None
+    ) -> Qrels:
+        """``{"q1": {"chunk-a": 2, "chunk-b": 0}}``; a question with ``{}`` has no label."""
+        if isinstance(qrels, Qrels):
+            return qrels
+        if not isinstance(qrels, Mapping):
+            raise LabelerError(
+                f"qrels must map question -> {{chunk: grade}}, got {type(qrels).__name__}"
+            )
+        questions: list[str] = []
+        chunks: list[str] = []
+        grades: list[int] = []
+        for question, labels in qrels.items():
+            q = _label(question, what="a question id")
+            if not isinstance(labels, Mapping):
+                raise LabelerError(f"question {q!r}: labels must map chunk -> grade")
+            for chunk, grade in labels.items():
+                if isinstance(grade, bool) or not isinstance(grade, int):
+                    msg = f"question {q!r}, chunk {chunk!r}: expected a whole number, got {grade!r}"
+                    raise LabelerError(msg, field="grade")
+                questions.append(q)
+                chunks.append(_label(chunk, what="a chunk id"))
+                grades.append(grade)
+        made = cls.from_rows(questions, chunks, grades, source=source)
+        return made.with_questions(_label(q, what="a question id") for q in qrels)
+
+    def with_questions(self, questions: Iterable[str]) -> Qrels:
+        """The same labels with more test-set questions (those not here yet have no label)."""
+        known = set(self.questions)
+        extra = [q for q in dict.fromkeys(questions) if q not in known]
+        if not extra:
+            return self
+        return Qrels(
+            self.questions + tuple(extra),
+            self.question_index,
+            self.chunks,
+            self.grades,
+            self.source,
+        )
+
+    def to_dict(self) -> dict[str, dict[str, int]]:
+        out: dict[str, dict[str, int]] = {q: {} for q in self.questions}
+        for q, chunk, grade in zip(
+            self.question_index.tolist(), self.chunks.to_list(), self.grades.tolist(), strict=True
+        ):
+            out[self.questions[q]][chunk] = grade
+        return out
+
+    def pair_keys(self) -> PairKeys | None:
+        """Sorted (question, chunk) keys for matching, None after a hash collision (matching
+        then works exactly). Computed once; raises if a chunk is labelled twice for a question."""
+        if "keys" not in self._cache:
+            self._cache["keys"] = _checked_keys(
+                self.questions, self.question_index, self.chunks, "is labelled", self.source
+            )
+        return self._cache["keys"]
+
+    def ideal_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The labels with a positive grade, grouped by question, highest grade first: the ideal
+        ranking nDCG divides by. Returns (question, 0-based position, grade)."""
+        if "ideal" not in self._cache:
+            rows = np.flatnonzero(self.grades > 0)
+            rows = rows[np.lexsort((-self.grades[rows], self.question_index[rows]))]
+            question = self.question_index[rows]
+            n = len(rows)
+            new = np.ones(n, dtype=bool)
+            new[1:] = question[1:] != question[:-1]
+            starts = np.maximum.accumulate(np.where(new, np.arange(n), 0)) if n else new
+            self._cache["ideal"] = (question, np.arange(n) - starts, self.grades[rows])
+        return self._cache["ideal"]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Run:
+    """A retriever's output: for every row, a question (index into ``questions``, the run's own
+    list in order of appearance), a chunk, and the rank and score when the source states them.
+    Rows are in the source's order, which is the ranking when there is no rank column."""
+
+    name: str
+    questions: tuple[str, ...]
+    question_index: np.ndarray
+    chunks: Strings
+    ranks: np.ndarray | None = None
+    scores: np.ndarray | None = None
+    source: str | None = None
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.question_index)
+
+    @classmethod
+    def from_rows(
+        cls,
+        name: str,
+        questions: Sequence[str],
+        chunks: Sequence[str],
+        *,
+        ranks: Sequence[int] | None = None,
+        scores: Sequence[float] | None = None,
+        source: str | None = None,
+    ) -> Run:
+        codes, names = _codes(questions)
+        rank_array = None if ranks is None else np.asarray(ranks, dtype=np.int64).reshape(-1)
+        score_array = None if scores is None else np.asarray(scores, dtype=np.float64).reshape(-1)
+        if score_array is not None and np.isnan(score_array).any():
+            raise LabelerError(
+                f"run {name!r}: a score is not a number (NaN)", path=source, field="score"
+            )
+        return cls(
+            name, tuple(names), codes, Strings.from_list(chunks), rank_array, score_array, source
+        )
+
+    @classmethod
+    def from_dict(
+        cls,
+        run: Mapping[str, Sequence[str] | Mapping[str, float]],
+        *,
+        name: str = "run",
+        source: str | None = None,
+    ) -> Run:
+        """``{"q1": ["chunk-a", "chunk-b"]}`` (ranked) or ``{"q1": {"chunk-a": 12.5}}`` (scored).
+
+        A mapping of scores is read in its insertion order unless evaluated with
+        ``order="score"``; trec_eval and pytrec_eval always sort by score.
+        """
+        if isinstance(run, Run):
+            return run
+        if not isinstance(run, Mapping):
+            raise LabelerError(
+                f"a run must map question -> ranked chunk ids, got {type(run).__name__}"
+            )
+        questions: list[str] = []
+        chunks: list[str] = []
+        scores: list[float] = []
+        scored = None
+        for question, results in run.items():
+            q = _label(question, what="a question id")
+            is_mapping = isinstance(results, Mapping)
+            if isinstance(results, (str, bytes)) or not isinstance(results, (Mapping, Sequence)):
+                raise LabelerError(
+                    f"question {q!r}: expected a list of chunk ids or {{chunk: score}}"
+                )
+            if results and scored is not None and scored != is_mapping:
+                raise LabelerError(f"question {q!r}: mix of ranked lists and scored mappings")
+            if results:
+                scored = is_mapping
+            for chunk in results:
+                questions.append(q)
+                chunks.append(_label(chunk, what="a chunk id"))
+                if is_mapping:
+                    score = results[chunk]
+                    if (
+                        isinstance(score, bool)
+                        or not isinstance(score, (int, float))
+                        or math.isnan(score)
+                    ):
+                        raise LabelerError(
+                            f"question {q!r}, chunk {chunk!r}: expected a number, got {score!r}",
+                            field="score",
+                        )
+                    scores.append(float(score))
+        return cls.from_rows(
+            name, questions, chunks, scores=scores if scored else None, source=source
+        )
+
+    def to_dict(self) -> dict[str, list[str]]:
+        """Question -> chunk ids in the source's row order."""
+        out: dict[str, list[str]] = {q: [] for q in self.questions}
+        for q, chunk in zip(self.question_index.tolist(), self.chunks.to_list(), strict=True):
+            out[self.questions[q]].append(chunk)
+        return out
+
+    def records(self) -> dict[str, list[tuple[str, int | None, float | None]]]:
+        """Question -> (chunk, rank, score) in the source's row order: the plain view."""
+        out: dict[str, list[tuple[str, int | None, float | None]]] = {q: [] for q in self.questions}
+        n = len(self)
+        ranks = self.ranks.tolist() if self.ranks is not None else [None] * n
+        scores = self.scores.tolist() if self.scores is not None else [None] * n
+        for q, chunk, rank, score in zip(
+            self.question_index.tolist(), self.chunks.to_list(), ranks, scores, strict=True
+        ):
+            out[self.questions[q]].append((chunk, rank, score))
+        return out
+
+    def pair_keys(self) -> PairKeys | None:
+        """As ``Qrels.pair_keys``; raises if a chunk is listed twice for a question (trec_eval
+        refuses such a run too)."""
+        if "keys" not in self._cache:
+            self._cache["keys"] = _checked_keys(
+                self.questions,
+                self.question_index,
+                self.chunks,
+                "is listed",
+                self.source,
+                prefix=f"run {self.name!r}: ",
+            )
+        return self._cache["keys"]
+
+
+def as_qrels(qrels: Qrels | Mapping[str, Mapping[str, int]]) -> Qrels:
+    return qrels if isinstance(qrels, Qrels) else Qrels.from_dict(qrels)
+
+
+def as_run(run: Run | Mapping[str, Any], *, name: str = "run") -> Run:
+    return run if isinstance(run, Run) else Run.from_dict(run, name=name)
+
+
+__all__ = ["HashCollision", "PairKeys", "Qrels", "Run", "as_qrels", "as_run"]
