@@ -111,6 +111,8 @@ def _mapped_questions(qrels: Qrels, run: Run) -> tuple[np.ndarray, tuple[str, ..
 
 def _ranking_order(run: Run, rows: np.ndarray, order: Order) -> np.ndarray:
     """The permutation of ``rows`` that groups them by question, each group in rank order."""
+    if len(rows) == 0:
+        return np.zeros(0, dtype=np.int64)
     group = run.question_index[rows]
     same = group[1:] == group[:-1]
     grouped = bool(np.all(group[1:] >= group[:-1]))

@@ -403,40 +403,62 @@ def read_questions(path: str | Path) -> tuple[QuestionInfo, ...]:
 
 
 def _version_folder(path: Path) -> Path:
-    if (path / "manifest.json").is_file():
+    """A version folder, or the latest version inside a test set's folder."""
+    from labeler.exporters.layout import MANIFEST, VERSION_DIR
+
+    if (path / MANIFEST).is_file() or not path.is_dir():
         return path
-    versions = (
-        [
-            (int(p.name[1:]), p)
-            for p in path.iterdir()
-            if p.is_dir() and re.fullmatch(r"v\d+", p.name)
-        ]
-        if path.is_dir()
-        else []
-    )
+    versions = [
+        (int(match.group(1)), child)
+        for child in path.iterdir()
+        if (match := VERSION_DIR.match(child.name)) and child.is_dir()
+    ]
     if not versions:
-        raise LabelerError(
-            "not a test-set version folder (no manifest.json, no v<N> folders)", path=path
-        )
+        raise LabelerError("not a test-set version folder (no manifest.json, no v<N>)", path=path)
     return max(versions)[1]
 
 
+def _check_intact(folder: Path, manifest: dict) -> None:
+    """The files evaluation reads must be the ones the manifest recorded: a version is
+    immutable, and its content hash is quoted beside every figure."""
+    import hashlib
+
+    from labeler.exporters.layout import QRELS, QUESTIONS, changed_files
+
+    recorded = manifest.get("files") or {}
+    if all(recorded.get(name, {}).get("sha256") for name in (QRELS, QUESTIONS)):
+        changed = [
+            name
+            for name in (QRELS, QUESTIONS)
+            if hashlib.sha256((folder / name).read_bytes()).hexdigest()
+            != recorded[name]["sha256"]
+        ]
+    else:  # an older manifest without per-file digests: check the whole content hash
+        changed = changed_files(folder, manifest)
+    if changed:
+        msg = (
+            f"modified after export (differs from the manifest: {', '.join(changed)});"
+            " a version is immutable: restore it from version control"
+        )
+        raise LabelerError(msg, path=folder)
+
+
 def read_testset(path: str | Path) -> TestSet:
-    """A version written by ``labeler export``: ``exports/<name>/v<N>`` (or ``exports/<name>``,
-    meaning its latest version). Reads manifest.json, qrels.tsv and questions.jsonl."""
+    """A version written by ``labeler export``: ``exports/<name>/v<N>`` (or ``exports/<name>``
+    for its latest version). Reads manifest.json, questions.jsonl and qrels.tsv (checked
+    against the manifest's digests), not the chunk texts."""
+    from labeler.exporters.layout import QRELS, QUESTIONS, parse_questions, read_manifest
+
     path = Path(path)
     if not path.exists():
         raise LabelerError("no such folder", path=path)
     folder = _version_folder(path)
-    manifest_path = folder / "manifest.json"
-    manifest = json_file(check_file(manifest_path))
-    if not isinstance(manifest, dict):
-        raise LabelerError("expected a JSON object", path=manifest_path)
-    for field in ("name", "version", "content_hash"):
-        if field not in manifest:
-            raise LabelerError("missing", path=manifest_path, field=field)
-    questions = read_questions(folder / "questions.jsonl")
-    qrels = read_qrels(folder / "qrels.tsv").with_questions(q.id for q in questions)
+    manifest = read_manifest(folder)
+    _check_intact(folder, manifest)
+    questions_path = check_file(folder / QUESTIONS)
+    entries = parse_questions(questions_path, questions_path.read_bytes())
+    questions = tuple(QuestionInfo(q.id, q.tags, q.unanswerable) for q in entries.values())
+    qrels = read_qrels(folder / QRELS).with_questions(q.id for q in questions)
     return TestSet(
         path=str(folder),
         name=str(manifest["name"]),

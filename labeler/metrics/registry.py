@@ -38,12 +38,15 @@ for _definition in (
     register(_definition)
 
 
-def get(name: str) -> MetricDef:
+def get(name: str, *, written: str | None = None) -> MetricDef:
+    """The definition of ``name``; the error for an unknown one quotes what the user wrote
+    (``written``) and lists every valid name."""
     try:
         return REGISTRY[name]
     except KeyError:
+        shown = written if written is not None else name
         raise LabelerError(
-            f"unknown metric {name!r}; valid metrics: {metric_spellings()}", field="metrics"
+            f"unknown metric {shown!r}; valid metrics: {metric_spellings()}", field="metrics"
         ) from None
 
 
@@ -80,7 +83,7 @@ def parse_metric(text: str | Metric, ks: Sequence[int] = DEFAULT_KS) -> tuple[Me
         return (text,)
     raw = text.strip().lower()
     name, at, cutoff = raw.partition("@")
-    definition = get(name)
+    definition = get(name, written=text.strip())
     if at and not cutoff:
         raise LabelerError(f"{text!r}: give a cutoff after '@', e.g. {name}@10", field="metrics")
     if definition.k == "none":
