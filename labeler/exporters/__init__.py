@@ -26,7 +26,7 @@ _HOMES = {
     "VersionInfo": "history",
     "list_versions": "history",
     "resolve_version": "history",
-    "testset_names": "history",
+    "names_under": "history",
     "zip_version": "history",
     "Content": "layout",
     "Version": "layout",

@@ -87,7 +87,7 @@ class VersionInfo:
         }
 
 
-def testset_names(out: str | Path) -> list[str]:
+def names_under(out: str | Path) -> list[str]:
     """The test sets under ``out``: folders with a valid name holding at least one version."""
     folder = Path(out)
     if not folder.is_dir():
@@ -188,8 +188,8 @@ __all__ = [
     "VersionInfo",
     "check_intact",
     "list_versions",
+    "names_under",
     "parse_version_ref",
     "resolve_version",
-    "testset_names",
     "zip_version",
 ]

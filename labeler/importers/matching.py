@@ -9,12 +9,16 @@ Matching a context to chunks, in order:
    byte, or once whitespace is collapsed;
 3. fuzzily, with rapidfuzz, over the chunks of the chunking (shortlisted with the full-text index
    when the chunking has more than ``SCORE_ALL_UP_TO`` chunks). Texts are compared lower-cased
-   with runs of whitespace collapsed. When the shorter of the two has at least ``MIN_ALIGNED``
-   characters, the score is ``fuzz.partial_ratio`` (the best alignment of the shorter inside the
-   longer, so a context that spans several of our smaller chunks matches each of them, and a
-   context cut from one of our larger chunks matches it); otherwise the whole texts are compared
-   with ``fuzz.ratio`` (so "Geography" does not match every chunk that mentions geography).
-   Chunks scoring ``FUZZY_CUTOFF`` or more match, best first, at most ``MAX_PER_CONTEXT``.
+   with runs of whitespace collapsed. A chunk is scored only if most words of the shorter text
+   (``MIN_SHARED_WORDS``) occur in the longer one, a cheap test that rules out the unrelated
+   chunks of a shortlist. The score is ``fuzz.partial_ratio`` (the best alignment of the
+   shorter text inside the longer) when the shorter has at least ``MIN_ALIGNED`` characters and
+   is less than ``SAME_LENGTH`` of the longer: so a context that spans several of our smaller
+   chunks matches each of them, and a context cut from one of our larger chunks matches it.
+   Otherwise it is ``fuzz.ratio`` over the whole texts: texts of about the same length are
+   simply compared, and a short text like "Geography" does not match every chunk that
+   mentions geography. Chunks scoring ``FUZZY_CUTOFF`` or more match, best first, at most
+   ``MAX_PER_CONTEXT``.
 
 Nothing else is guessed: a context with no match is reported, with the line it came from.
 """
@@ -37,6 +41,8 @@ from labeler.store.base import text_hash
 
 FUZZY_CUTOFF = 90.0
 MIN_ALIGNED = 80
+SAME_LENGTH = 0.8
+MIN_SHARED_WORDS = 0.7
 MAX_PER_CONTEXT = 5
 SCORE_ALL_UP_TO = 2000
 SHORTLIST = 50
@@ -44,6 +50,7 @@ UNMATCHED_SHOWN = 10
 
 _HOP = re.compile(r"^\s*<\d+-hop>\s*")
 _SPACE = re.compile(r"\s+")
+_WORD = re.compile(r"\w+")
 
 
 def strip_hop(text: str) -> str:
@@ -183,14 +190,25 @@ class ContextMatch:
     score: float | None = None
 
 
+def words(text: str) -> frozenset[str]:
+    return frozenset(_WORD.findall(text))
+
+
+def shared_words(a: frozenset[str], b: frozenset[str]) -> float:
+    """The share of the smaller word set found in the larger: 1.0 when one text's words are
+    all in the other."""
+    small, large = (a, b) if len(a) <= len(b) else (b, a)
+    return len(small & large) / len(small) if small else 0.0
+
+
 def similarity(context: str, chunk: str) -> float:
     """0-100, as described in the module docstring; both texts already normalised."""
     from rapidfuzz import fuzz
 
-    shorter = min(len(context), len(chunk))
-    if shorter >= MIN_ALIGNED:
-        return fuzz.partial_ratio(context, chunk)
-    return fuzz.ratio(context, chunk)
+    shorter, longer = sorted((context, chunk), key=len)
+    if len(shorter) < MIN_ALIGNED or len(shorter) >= SAME_LENGTH * len(longer):
+        return fuzz.ratio(context, chunk)
+    return fuzz.partial_ratio(shorter, longer)
 
 
 class ContextMatcher:
@@ -199,19 +217,20 @@ class ContextMatcher:
     def __init__(self, store: Store, chunking: str) -> None:
         self.store = store
         self.chunking = chunking
-        self._all: list[tuple[str, str]] | None = None
+        self._all: list[tuple[str, str, frozenset[str]]] | None = None
         self._size = store.count_chunks(chunking)
 
-    def _candidates(self, text: str) -> list[tuple[str, str]]:
+    def _candidates(self, text: str) -> list[tuple[str, str, frozenset[str]]]:
+        """(chunk id, normalised text, words) of the chunks worth scoring against ``text``."""
         if self._size <= SCORE_ALL_UP_TO:
             if self._all is None:
-                self._all = [
-                    (chunk_id, normalise(body))
-                    for chunk_id, body in self.store.iter_chunk_texts(self.chunking)
-                ]
+                self._all = []
+                for chunk_id, body in self.store.iter_chunk_texts(self.chunking):
+                    flat = normalise(body)
+                    self._all.append((chunk_id, flat, words(flat)))
             return self._all
         hits = self.store.search_chunks(self.chunking, text, limit=SHORTLIST, any_term=True)
-        return [(c.id, normalise(c.text)) for c in hits]
+        return [(c.id, flat, words(flat)) for c in hits for flat in (normalise(c.text),)]
 
     def match(self, context: str, *, ids: Iterable[str] = ()) -> ContextMatch:
         wanted = [i for i in ids if i]
@@ -228,10 +247,13 @@ class ContextMatcher:
         if exact:
             return ContextMatch("exact", tuple(exact[:MAX_PER_CONTEXT]), 100.0)
         query = normalise(text)
+        query_words = words(query)
         scored = []
-        for chunk_id, body in self._candidates(text):
+        for chunk_id, body, body_words in self._candidates(text):
             if body == query:
                 return ContextMatch("exact", (chunk_id,), 100.0)
+            if shared_words(query_words, body_words) < MIN_SHARED_WORDS:
+                continue
             score = similarity(query, body)
             if score >= FUZZY_CUTOFF:
                 scored.append((-score, chunk_id))
@@ -452,6 +474,8 @@ __all__ = [
     "FUZZY_CUTOFF",
     "MAX_PER_CONTEXT",
     "MIN_ALIGNED",
+    "MIN_SHARED_WORDS",
+    "SAME_LENGTH",
     "ContextMatch",
     "ContextMatcher",
     "GeneratedImport",
@@ -460,8 +484,10 @@ __all__ = [
     "iter_items",
     "normalise",
     "parse_list",
+    "shared_words",
     "similarity",
     "stable_id",
     "strip_hop",
+    "words",
     "write_generated",
 ]

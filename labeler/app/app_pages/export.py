@@ -14,7 +14,7 @@ import streamlit as st
 from labeler.app.state import db_path, get_store, user_errors
 from labeler.exporters.consensus import POLICIES, DisagreementError
 from labeler.exporters.diff import diff_versions
-from labeler.exporters.history import list_versions, testset_names, zip_version
+from labeler.exporters.history import list_versions, names_under, zip_version
 from labeler.exporters.testset import Selection, export_testset, plan_export
 
 store = get_store()
@@ -26,7 +26,7 @@ LAST = "export_last"
 def selection_form() -> tuple[str, Selection, str | None]:
     """The name and selection, and which button was pressed ("preview", "create" or None)."""
     tags = [tag for tag, _ in store.all_tags()]
-    known = testset_names(OUT)
+    known = names_under(OUT)
     with st.form("export_form"):
         name = st.text_input(
             "Test-set name",
@@ -187,7 +187,7 @@ def show_last(name: str, selection: Selection) -> None:
 
 def history() -> None:
     st.subheader("History")
-    names = testset_names(OUT)
+    names = names_under(OUT)
     if not names:
         st.caption(f"No test sets in {OUT} yet.")
         return

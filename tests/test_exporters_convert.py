@@ -1,0 +1,346 @@
+"""Every derived format, written from a hand-built version and read back (round trips)."""
+
+import ast
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from labeler.errors import LabelerError
+from labeler.exporters import csvfile, trec
+from labeler.exporters.convert import FORMATS, convert, formats_table
+from labeler.exporters.layout import (
+    ChunkEntry,
+    Content,
+    QuestionEntry,
+    content_hash,
+    file_digests,
+    manifest_bytes,
+    serialise,
+)
+from labeler.exporters.testset import export_testset
+from labeler.importers.deepeval import import_deepeval
+from labeler.importers.ragas import import_ragas
+from labeler.importers.testset import import_testset
+from labeler.store import Store
+
+ERR = '=HYPERLINK("http://x")\n429 means: wait and retry.'
+PAGE = "- next_cursor gives the next page"
+RATE = "100 requests per minute; then 429."
+CONTENT = Content(
+    questions={
+        "q1": QuestionEntry("q1", "How do I retry after 429?", "Wait for Retry-After.", ("api",)),
+        "q2": QuestionEntry("q2", "Größe der Seite?", None, ("api", "paging")),
+        "q3": QuestionEntry("q3", "Is there a phone number?", unanswerable=True),
+    },
+    qrels={"q1": {"c-rate": 2, "c-err": 1, "c-page": 0}, "q2": {"c-page": 2, "c-err": 1}},
+    chunks={
+        "c-err": ChunkEntry("c-err", ERR, "api", "Errors"),
+        "c-page": ChunkEntry("c-page", PAGE, "api", None),
+        "c-rate": ChunkEntry("c-rate", RATE, None, "Rate limits"),
+    },
+)
+
+
+@pytest.fixture
+def version(tmp_path: Path) -> Path:
+    folder = tmp_path / "exports" / "orders" / "v3"
+    folder.mkdir(parents=True)
+    files = serialise(CONTENT)
+    for name, data in files.items():
+        (folder / name).write_bytes(data)
+    manifest = {
+        "name": "orders",
+        "version": 3,
+        "chunking": "default",
+        "min_grade": 1,
+        "content_hash": content_hash(files),
+        "files": file_digests(files),
+    }
+    (folder / "manifest.json").write_bytes(manifest_bytes(manifest))
+    return folder
+
+
+def chunk_rows() -> list[dict]:
+    return [
+        {"id": c.id, "text": c.text, "doc_id": c.doc_id, "title": c.title}
+        for c in CONTENT.chunks.values()
+    ]
+
+
+# trec -------------------------------------------------------------------------------------
+
+
+def test_trec_qrels_with_grades(version: Path, tmp_path: Path) -> None:
+    [path] = convert(version, "trec", out=tmp_path / "trec")
+    assert path.read_text(encoding="utf-8") == (
+        "q1 0 c-err 1\nq1 0 c-page 0\nq1 0 c-rate 2\nq2 0 c-err 1\nq2 0 c-page 2\n"
+    )
+    assert trec.read(path) == CONTENT.qrels
+
+
+# beir -------------------------------------------------------------------------------------
+
+
+def test_beir_folder(version: Path, tmp_path: Path) -> None:
+    paths = convert(version, "beir", out=tmp_path / "beir")
+    assert [p.relative_to(tmp_path / "beir").as_posix() for p in paths] == [
+        "corpus.jsonl",
+        "queries.jsonl",
+        "qrels/test.tsv",
+    ]
+    corpus = [json.loads(line) for line in paths[0].read_text(encoding="utf-8").splitlines()]
+    assert corpus == [
+        {"_id": "c-err", "doc_id": "api", "text": ERR, "title": "Errors"},
+        {"_id": "c-page", "doc_id": "api", "text": PAGE, "title": ""},
+        {"_id": "c-rate", "text": RATE, "title": "Rate limits"},
+    ]
+    queries = [json.loads(line) for line in paths[1].read_text(encoding="utf-8").splitlines()]
+    assert queries == [
+        {
+            "_id": "q1",
+            "text": "How do I retry after 429?",
+            "reference_answer": "Wait for Retry-After.",
+            "tags": ["api"],
+        },
+        {"_id": "q2", "text": "Größe der Seite?", "tags": ["api", "paging"]},
+        {"_id": "q3", "text": "Is there a phone number?", "unanswerable": True},
+    ]
+    assert paths[2].read_text(encoding="utf-8") == (
+        "query-id\tcorpus-id\tscore\n"
+        "q1\tc-err\t1\nq1\tc-page\t0\nq1\tc-rate\t2\nq2\tc-err\t1\nq2\tc-page\t2\n"
+    )
+
+
+def test_export_convert_to_beir_import_export_gives_the_same_hash(
+    version: Path, tmp_path: Path
+) -> None:
+    beir = tmp_path / "beir"
+    convert(version, "beir", out=beir)
+    with Store(tmp_path / "fresh.db") as fresh:
+        import_testset(fresh, beir)
+        again = export_testset(fresh, "orders", out=tmp_path / "again")
+    assert again.plan.content_hash == content_hash(serialise(CONTENT))
+
+
+# ragas ------------------------------------------------------------------------------------
+
+RAGAS_ROWS = [
+    {
+        "user_input": "How do I retry after 429?",
+        "reference": "Wait for Retry-After.",
+        "reference_contexts": [RATE, ERR],
+        "reference_context_ids": ["c-rate", "c-err"],
+        "synthesizer_name": "labeler:orders@v3",
+    },
+    {
+        "user_input": "Größe der Seite?",
+        "reference_contexts": [PAGE, ERR],
+        "reference_context_ids": ["c-page", "c-err"],
+        "synthesizer_name": "labeler:orders@v3",
+    },
+    {
+        "user_input": "Is there a phone number?",
+        "reference_contexts": [],
+        "reference_context_ids": [],
+        "synthesizer_name": "labeler:orders@v3",
+    },
+]
+
+
+def test_ragas_jsonl_and_csv_hold_the_same_samples(version: Path, tmp_path: Path) -> None:
+    jsonl, table = convert(version, "ragas", out=tmp_path / "ragas")
+    rows = [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines()]
+    assert rows == RAGAS_ROWS
+    with table.open(encoding="utf-8", newline="") as handle:
+        cells = list(csv.DictReader(handle))
+    assert [c["user_input"] for c in cells] == [r["user_input"] for r in RAGAS_ROWS]
+    for cell, row in zip(cells, RAGAS_ROWS, strict=True):
+        # JSON arrays in the cells, which Python's literal reader (as Ragas users use) reads too
+        assert json.loads(cell["reference_contexts"]) == row["reference_contexts"]
+        assert ast.literal_eval(cell["reference_contexts"]) == row["reference_contexts"]
+        assert json.loads(cell["reference_context_ids"]) == row["reference_context_ids"]
+        assert cell["reference"] == row.get("reference", "")
+
+
+def test_ragas_contexts_follow_min_grade(version: Path, tmp_path: Path) -> None:
+    jsonl, _ = convert(version, "ragas", out=tmp_path / "r2", min_grade=2)
+    rows = [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines()]
+    assert [r["reference_context_ids"] for r in rows] == [["c-rate"], ["c-page"], []]
+
+
+def test_ragas_round_trip_through_the_importer(version: Path, tmp_path: Path) -> None:
+    jsonl, table = convert(version, "ragas", out=tmp_path / "ragas")
+    with Store(tmp_path / "r.db") as store:
+        store.ensure_chunking("default")
+        store.upsert_chunks("default", chunk_rows())
+        result = import_ragas(store, jsonl)
+        assert (result.report.added, result.by_id, result.unmatched_total) == (3, 4, 0)
+        by_text = {q.text: q for q in map(store.get_question, store.question_ids())}
+        for question in CONTENT.questions.values():
+            mine = by_text[question.question]
+            assert mine.reference_answer == question.reference_answer
+            relevant = sorted(
+                CONTENT.qrels.get(question.id, {}).items(), key=lambda cg: (-cg[1], cg[0])
+            )
+            assert list(mine.source_chunk_ids) == [c for c, g in relevant if g >= 1]
+        again = import_ragas(store, table)
+        assert (again.report.added, again.report.updated, again.report.unchanged) == (0, 0, 3)
+
+
+# deepeval ---------------------------------------------------------------------------------
+
+
+def test_deepeval_goldens(version: Path, tmp_path: Path) -> None:
+    [path] = convert(version, "deepeval", out=tmp_path / "de")
+    goldens = json.loads(path.read_text(encoding="utf-8"))
+    assert goldens[0] == {
+        "input": "How do I retry after 429?",
+        "expected_output": "Wait for Retry-After.",
+        "context": [RATE, ERR],
+        "additional_metadata": {
+            "question_id": "q1",
+            "chunk_ids": ["c-rate", "c-err"],
+            "grades": [2, 1],
+            "tags": ["api"],
+            "unanswerable": False,
+            "testset": "orders@v3",
+        },
+    }
+    assert goldens[2]["context"] == []
+    assert goldens[2]["expected_output"] is None
+    assert goldens[2]["additional_metadata"]["unanswerable"] is True
+
+
+def test_deepeval_round_trip_keeps_ids(version: Path, tmp_path: Path) -> None:
+    [path] = convert(version, "deepeval", out=tmp_path / "de")
+    with Store(tmp_path / "d.db") as store:
+        store.ensure_chunking("default")
+        store.upsert_chunks("default", chunk_rows())
+        result = import_deepeval(store, path)
+        assert (result.report.added, result.by_id) == (3, 4)
+        assert store.question_ids() == ["q1", "q2", "q3"]
+        q2 = store.get_question("q2")
+        assert (q2.text, q2.reference_answer, q2.source_chunk_ids) == (
+            "Größe der Seite?",
+            None,
+            ("c-page", "c-err"),
+        )
+        assert (q2.origin, q2.review_status, q2.generator) == ("generated", "pending", "deepeval")
+
+
+# csv --------------------------------------------------------------------------------------
+
+
+def test_csv_rows_with_formula_cells_escaped(version: Path, tmp_path: Path) -> None:
+    [path] = convert(version, "csv", out=tmp_path / "csv")
+    raw = path.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbfquestion_id,question,")
+    rows = list(csv.reader(io.StringIO(raw.decode("utf-8-sig"))))
+    assert rows[0] == list(csvfile.COLUMNS)
+    assert [(r[0], r[5], r[6]) for r in rows[1:]] == [
+        ("q1", "c-err", "1"),
+        ("q1", "c-page", "0"),
+        ("q1", "c-rate", "2"),
+        ("q2", "c-err", "1"),
+        ("q2", "c-page", "2"),
+        ("q3", "", ""),
+    ]
+    assert rows[1][9] == "'" + ERR
+    assert rows[2][9] == "'" + PAGE
+    assert rows[3][9] == RATE
+    assert rows[1][3:5] == ["api", "false"]
+    assert rows[6][1:5] == ["Is there a phone number?", "", "", "true"]
+
+
+def test_csv_reads_back_to_the_same_content(version: Path, tmp_path: Path) -> None:
+    [path] = convert(version, "csv", out=tmp_path / "csv")
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        rows = [{k: csvfile.unescape_cell(v) for k, v in r.items()} for r in csv.DictReader(handle)]
+    questions, qrels, chunks = {}, {}, {}
+    for r in rows:
+        questions[r["question_id"]] = QuestionEntry(
+            r["question_id"],
+            r["question"],
+            r["reference_answer"] or None,
+            tuple(t for t in r["tags"].split("|") if t),
+            r["unanswerable"] == "true",
+        )
+        if r["chunk_id"]:
+            qrels.setdefault(r["question_id"], {})[r["chunk_id"]] = int(r["grade"])
+            chunks[r["chunk_id"]] = ChunkEntry(
+                r["chunk_id"], r["chunk_text"], r["doc_id"] or None, r["title"] or None
+            )
+    assert serialise(Content(questions, qrels, chunks)) == serialise(CONTENT)
+
+
+def test_cell_escaping_is_reversible() -> None:
+    for text in ("=1+1", "+x", "-", "@a", "'quoted", "''", "plain", "\tTab"):
+        assert csvfile.unescape_cell(csvfile.escape_cell(text)) == text
+    assert csvfile.escape_cell("plain") == "plain"
+
+
+# every format -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_each_format_writes_the_files_it_declares(version: Path, tmp_path: Path, fmt: str) -> None:
+    out = tmp_path / fmt
+    paths = convert(version, fmt, out=out)
+    declared = [name.strip() for name in FORMATS[fmt].files.split(",")]
+    assert [p.relative_to(out).as_posix() for p in paths] == declared
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()) == sorted(
+        declared
+    )
+    for path in paths:
+        assert b"\r\n" not in path.read_bytes()
+    assert f"| `{fmt}` |" in formats_table()
+
+
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_a_modified_version_is_not_converted(version: Path, tmp_path: Path, fmt: str) -> None:
+    (version / "qrels.tsv").write_text("q1 0 c-rate 1\n", encoding="utf-8")
+    with pytest.raises(LabelerError, match="modified after export"):
+        convert(version, fmt, out=tmp_path / fmt)
+    assert not (tmp_path / fmt).exists()
+
+
+def test_converting_into_the_version_folder_is_refused(version: Path) -> None:
+    with pytest.raises(LabelerError, match="outside the version folder"):
+        convert(version, "trec", out=version / "trec")
+    with pytest.raises(LabelerError, match="unknown format 'xml'"):
+        convert(version, "xml", out=version.parent / "x")
+
+
+def test_the_default_folder_is_named_for_version_and_format(
+    version: Path, tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    [path] = convert(version, "trec")
+    assert path == Path("orders-v3-trec") / "qrels.txt"
+
+
+# the tools themselves, where they are installed ---------------------------------------------
+
+
+def test_ragas_loads_the_jsonl(version: Path, tmp_path: Path) -> None:
+    ragas = pytest.importorskip("ragas")
+    from ragas.testset import Testset
+
+    jsonl, _ = convert(version, "ragas", out=tmp_path / "ragas")
+    dataset = ragas.EvaluationDataset.from_jsonl(str(jsonl))
+    assert dataset[0].reference_context_ids == ["c-rate", "c-err"]
+    rows = [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines()]
+    assert len(Testset.from_list(rows).samples) == 3
+
+
+def test_deepeval_loads_the_goldens(version: Path, tmp_path: Path) -> None:
+    pytest.importorskip("deepeval")
+    from deepeval.dataset import EvaluationDataset, Golden
+
+    [path] = convert(version, "deepeval", out=tmp_path / "de")
+    goldens = [Golden(**g) for g in json.loads(path.read_text(encoding="utf-8"))]
+    dataset = EvaluationDataset(goldens=goldens)
+    assert dataset.goldens[0].additional_metadata["chunk_ids"] == ["c-rate", "c-err"]

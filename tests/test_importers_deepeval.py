@@ -1,0 +1,161 @@
+"""Importing DeepEval goldens: the real JSON and CSV files in shared/data/formats, and small
+hand-made ones."""
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from labeler.errors import LabelerError
+from labeler.importers.deepeval import import_deepeval, read_deepeval
+from labeler.store import Store
+from tests.conftest import table_counts
+
+FORMATS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "formats"
+GOLDENS_JSON = FORMATS / "deepeval" / "goldens.json"
+GOLDENS_CSV = FORMATS / "deepeval" / "goldens.csv"
+
+
+def derived(text: str) -> str:
+    return "deepeval-" + hashlib.sha1(text.encode()).hexdigest()[:10]
+
+
+@pytest.fixture
+def corpus(store: Store) -> Store:
+    store.ensure_chunking("default")
+    store.upsert_chunks(
+        "default",
+        [
+            {"id": "geo", "text": "Geography"},
+            {"id": "lit", "text": "Literature"},
+            {
+                "id": "long",
+                "text": "Geography and mountains: Mount Everest is the tallest mountain in the"
+                " world, and geography is the study of places, mountains and capital cities.",
+            },
+        ],
+    )
+    return store
+
+
+def test_the_real_json_file_reads_with_its_quirks() -> None:
+    goldens = list(read_deepeval(GOLDENS_JSON))
+    assert len(goldens) == 15
+    assert [g.line for g in goldens][:3] == [2, 18, 33]
+    first = goldens[0]
+    assert (first.text, first.reference, first.contexts) == (
+        "What is the tallest mountain in the world?",
+        "Mount Everest",
+        ("Geography", "Mountains"),
+    )
+    assert (first.id, first.generator) == (derived(first.text), "deepeval")
+    # the file repeats one golden (Name 10 and Name 15)
+    assert goldens[9].text == goldens[14].text == "Who wrote 'Romeo and Juliet'?"
+
+
+def test_the_real_csv_file_splits_lists_on_pipes() -> None:
+    goldens = list(read_deepeval(GOLDENS_CSV))
+    assert len(goldens) == 15
+    assert goldens[8].contexts == ("Physics", "Speed of Light")
+    assert goldens[8].reference == "299,792,458 meters per second"  # a quoted cell with commas
+    assert goldens[12].reference == "100°C"
+    assert [g.line for g in goldens][:2] == [2, 3]
+
+
+def test_importing_the_real_json(corpus: Store) -> None:
+    result = import_deepeval(corpus, GOLDENS_JSON)
+    assert (result.report.added, result.duplicates) == (14, 1)
+    # 14 questions with 2 contexts each; "Geography" (3 goldens) and "Literature" (the merged
+    # Romeo and Juliet golden) are exact; no short context matches the long chunk fuzzily.
+    assert (result.contexts, result.by_id, result.exact, result.fuzzy) == (28, 0, 4, 0)
+    assert result.unmatched_total == 24
+    assert len(result.unmatched) == 10
+    everest = corpus.get_question(derived("What is the tallest mountain in the world?"))
+    assert (everest.origin, everest.review_status, everest.generator) == (
+        "generated",
+        "pending",
+        "deepeval",
+    )
+    assert (everest.reference_answer, everest.source_chunk_ids) == ("Mount Everest", ("geo",))
+    romeo = corpus.get_question(derived("Who wrote 'Romeo and Juliet'?"))
+    assert romeo.source_chunk_ids == ("lit",)
+    assert "1 repeated questions merged" in result.summary()
+
+
+def test_the_csv_after_the_json_changes_nothing(corpus: Store) -> None:
+    import_deepeval(corpus, GOLDENS_JSON)
+    before = table_counts(corpus)
+    result = import_deepeval(corpus, GOLDENS_CSV)
+    assert (result.report.added, result.report.updated, result.report.unchanged) == (0, 0, 14)
+    assert table_counts(corpus) == before
+
+
+def test_evolutions_and_camel_case(corpus: Store, tmp_path: Path) -> None:
+    goldens = [
+        {
+            "input": "Where is Everest?",
+            "expectedOutput": "In the Himalayas.",
+            "context": ["Geography"],
+            "additionalMetadata": {
+                "evolutions": ["Reasoning", "Multi-context"],
+                "synthetic_input_quality": 0.8,
+            },
+        }
+    ]
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(goldens), encoding="utf-8")
+    import_deepeval(corpus, path)
+    question = corpus.get_question(derived("Where is Everest?"))
+    assert (question.generator, question.reference_answer, question.source_chunk_ids) == (
+        "deepeval:Reasoning+Multi-context",
+        "In the Himalayas.",
+        ("geo",),
+    )
+
+
+def test_a_csv_with_metadata_as_a_python_literal(corpus: Store, tmp_path: Path) -> None:
+    path = tmp_path / "g.csv"
+    path.write_text(
+        "input,expected_output,context,additional_metadata\n"
+        "\"Which field?\",Geography,Geography|Other,\"{'question_id': 'q-geo',"
+        " 'chunk_ids': ['geo', 'gone']}\"\n",
+        encoding="utf-8",
+    )
+    result = import_deepeval(corpus, path)
+    assert (result.by_id, result.unmatched_total) == (1, 1)  # "gone" is no chunk; "Other" fails
+    assert corpus.get_question("q-geo").source_chunk_ids == ("geo",)
+
+
+def test_goldens_under_a_key_and_in_jsonl(corpus: Store, tmp_path: Path) -> None:
+    wrapped = tmp_path / "w.json"
+    wrapped.write_text(json.dumps({"goldens": [{"input": "A?"}, {"input": "B?"}]}))
+    assert import_deepeval(corpus, wrapped).report.added == 2
+    lines = tmp_path / "g.jsonl"
+    lines.write_text('{"input": "C?"}\n\n{"input": "A?"}\n', encoding="utf-8")
+    result = import_deepeval(corpus, lines)
+    assert (result.report.added, result.report.unchanged) == (1, 1)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        ("g.json", '[{"input": "A?"},\n {"expected_output": "x"}]', r'g\.json:2: field "input"'),
+        (
+            "g.json",
+            '[{"input": "A?", "additional_metadata": "{not python"}]',
+            r'g\.json:1: field "additional_metadata"',
+        ),
+        ("g.json", '[{"input": "A?", "additional_metadata": [1]}]', "expected an object"),
+        ("g.csv", "input,context\nA?,x\nB?\n", r"g\.csv:3: expected 2 columns"),
+    ],
+)
+def test_bad_input_names_the_line_and_writes_nothing(
+    corpus: Store, tmp_path: Path, name: str, text: str, message: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    before = table_counts(corpus)
+    with pytest.raises(LabelerError, match=message):
+        import_deepeval(corpus, path)
+    assert table_counts(corpus) == before

@@ -1,0 +1,315 @@
+"""Importing Ragas test sets, on the real file in shared/data/formats and on small hand-made
+ones; and the context matching (labeler.importers.matching) they rely on."""
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from labeler.errors import LabelerError
+from labeler.importers import matching
+from labeler.importers.matching import (
+    ContextMatcher,
+    iter_items,
+    normalise,
+    parse_list,
+    similarity,
+    stable_id,
+    strip_hop,
+)
+from labeler.importers.ragas import import_ragas, read_ragas
+from labeler.store import Store
+from tests.conftest import table_counts
+
+FORMATS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "formats"
+RAGAS_CSV = FORMATS / "ragas" / "testset_2.csv"
+
+
+def contexts_of(line: int) -> tuple[str, ...]:
+    skipped = [0]
+    return next(q.contexts for q in read_ragas(RAGAS_CSV, skipped) if q.line == line)
+
+
+@pytest.fixture
+def corpus(store: Store) -> Store:
+    """Chunks cut from the real file's contexts, each matching one way (see the asserts)."""
+    line2 = contexts_of(2)[0]
+    line3 = contexts_of(3)[0]
+    line4 = contexts_of(4)[0]
+    line5 = contexts_of(5)[0]
+    line7 = contexts_of(7)[0]
+    edited = (
+        line4.replace("Quality assurance", "Quality control")
+        .replace("objectively", "fairly")
+        .replace("feedback loops", "feedback cycles")
+    )
+    store.ensure_chunking("default")
+    store.upsert_chunks(
+        "default",
+        [
+            {"id": "intro", "text": line2},  # the same text: exact
+            {"id": "what-is-ragas", "text": line3.replace("\n\n", "\n  \n")},  # spacing: exact
+            {"id": "purposes", "text": edited},  # a few words changed: fuzzy
+            {"id": "testdata-a", "text": line5[:513]},  # the context spans two of our chunks
+            {"id": "testdata-b", "text": line5[513:]},
+            {"id": "synthetic", "text": strip_hop(line7)},  # a <1-hop> context: exact
+            {"id": "heading", "text": "## What is Ragas?"},  # inside contexts, but too short
+            {"id": "webhooks", "text": "Webhooks are signed with HMAC SHA-256."},
+        ],
+    )
+    return store
+
+
+def test_the_real_ragas_csv_reads_with_its_quirks() -> None:
+    skipped = [0]
+    questions = list(read_ragas(RAGAS_CSV, skipped))
+    assert [q.line for q in questions] == list(range(2, 12))
+    assert skipped == [0]
+    first = questions[0]
+    assert first.text.startswith("How are Large Language Models integrated into modern")
+    assert first.reference.startswith("Large Language Models (LLMs) are becoming fundamental")
+    assert first.generator == "single_hop_specifc_query_synthesizer"  # Ragas' own spelling
+    # a Python-literal list whose text holds real newlines and both kinds of quotes
+    assert first.contexts[0].startswith('---\ntitle: "Part 1: Introduction to Ragas')
+    assert [len(q.contexts) for q in questions] == [1, 1, 1, 1, 1, 2, 3, 2, 2, 2]
+    multi = questions[6]
+    assert multi.generator == "multi_hop_abstract_query_synthesizer"
+    assert [c[:8] for c in multi.contexts] == ["<1-hop>\n", "<2-hop>\n", "<3-hop>\n"]
+    digest = hashlib.sha1(first.text.encode()).hexdigest()[:10]
+    assert first.id == f"ragas-{digest}"
+
+
+def test_importing_the_real_file(corpus: Store) -> None:
+    result = import_ragas(corpus, RAGAS_CSV)
+    assert (result.report.added, result.report.updated, result.report.unchanged) == (10, 0, 0)
+    # 16 contexts: lines 2 and 3 exact, line 3's context again as line 10's first hop, line 7's
+    # first hop exact once its prefix is gone; lines 4 and 5 fuzzy; the other 10 unmatched.
+    assert (result.contexts, result.by_id, result.exact, result.fuzzy) == (16, 0, 4, 2)
+    assert result.unmatched_total == 10
+    by_line = {q.line: q.id for q in read_ragas(RAGAS_CSV, [0])}
+    # unmatched: line 6's context, line 7's second hop, line 8's three hops, line 9's two,
+    # line 10's second hop and line 11's two
+    assert [u.line for u in result.unmatched] == [6, 7, 8, 8, 8, 9, 9, 10, 11, 11]
+    assert result.unmatched[1].question_id == by_line[7]
+    assert result.unmatched[1].preview(20) == '## The Origin of "D…'
+    sources = {
+        q.id: q.source_chunk_ids
+        for q in map(corpus.get_question, corpus.question_ids())
+        if q.source_chunk_ids
+    }
+    assert sources == {
+        by_line[2]: ("intro",),
+        by_line[3]: ("what-is-ragas",),
+        by_line[4]: ("purposes",),
+        by_line[5]: ("testdata-a", "testdata-b"),
+        by_line[7]: ("synthetic",),
+        by_line[10]: ("what-is-ragas",),
+    }
+    question = corpus.get_question(by_line[5])
+    assert (question.origin, question.review_status) == ("generated", "pending")
+    assert question.reference_answer.startswith("LangSmith is listed as one of")
+    pool = corpus.pool_sources(by_line[5], "default")
+    assert sorted(c for c, source, _ in pool if source == "added:suggested") == [
+        "testdata-a",
+        "testdata-b",
+    ]
+    assert result.suggested == 7
+
+
+def test_importing_again_changes_nothing(corpus: Store) -> None:
+    import_ragas(corpus, RAGAS_CSV)
+    before = table_counts(corpus)
+    again = import_ragas(corpus, RAGAS_CSV)
+    assert (again.report.added, again.report.updated, again.report.unchanged) == (0, 0, 10)
+    assert again.summary().startswith("ragas: nothing changed (10 already present); 16 contexts")
+    assert table_counts(corpus) == before
+
+
+def test_a_reviewed_question_is_left_as_the_reviewer_left_it(corpus: Store, tmp_path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps({"user_input": "Q?", "reference": "A."}) + "\n", encoding="utf-8")
+    import_ragas(corpus, path)
+    qid = stable_id("ragas", "Q?")
+    corpus.upsert_questions([{"id": qid, "text": "Q, edited?", "review_status": "accepted"}])
+    path.write_text(json.dumps({"user_input": "Q?", "reference": "B."}) + "\n", encoding="utf-8")
+    result = import_ragas(corpus, path)
+    assert (result.reviewed, result.report.skipped, result.report.updated) == (1, 1, 0)
+    question = corpus.get_question(qid)
+    assert (question.text, question.reference_answer) == ("Q, edited?", "A.")
+
+
+def test_a_pending_question_follows_the_file(corpus: Store, tmp_path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps({"user_input": "Q?", "reference": "A."}) + "\n", encoding="utf-8")
+    import_ragas(corpus, path, tags=("synthetic",))
+    path.write_text(json.dumps({"user_input": "Q?", "reference": "B."}) + "\n", encoding="utf-8")
+    result = import_ragas(corpus, path, tags=("other",))
+    assert result.report.updated == 1
+    question = corpus.get_question(stable_id("ragas", "Q?"))
+    assert (question.reference_answer, question.tags) == ("B.", ("synthetic",))
+
+
+def test_the_legacy_format_question_ground_truth_contexts(corpus: Store, tmp_path) -> None:
+    rows = [
+        {
+            "question": "Why sign webhooks?",
+            "contexts": ["Webhooks are signed with HMAC SHA-256."],
+            "ground_truth": "To verify the sender.",
+            "evolution_type": "simple",
+            "metadata": [{"source": "hooks.md"}],
+            "episode_done": True,
+        }
+    ]
+    path = tmp_path / "legacy.json"
+    path.write_text(json.dumps(rows, indent=2), encoding="utf-8")
+    result = import_ragas(corpus, path)
+    assert (result.report.added, result.exact) == (1, 1)
+    question = corpus.get_question(stable_id("ragas", "Why sign webhooks?"))
+    assert (question.generator, question.reference_answer, question.source_chunk_ids) == (
+        "ragas:simple",
+        "To verify the sender.",
+        ("webhooks",),
+    )
+
+
+def test_ids_and_reference_context_ids_are_used_when_given(corpus: Store, tmp_path) -> None:
+    row = {
+        "id": "gen-7",
+        "user_input": "How are webhooks signed?",
+        "reference_contexts": ["(a paraphrase no matcher would find)"],
+        "reference_context_ids": ["webhooks"],
+        "synthesizer_name": "single_hop_specific_query_synthesizer",
+    }
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    result = import_ragas(corpus, path)
+    assert (result.by_id, result.unmatched_total) == (1, 0)
+    assert corpus.get_question("gen-7").source_chunk_ids == ("webhooks",)
+
+
+def test_an_annotated_testset_and_a_multi_turn_sample(corpus: Store, tmp_path) -> None:
+    rows = [
+        {
+            "eval_sample": {"user_input": "Signed how?", "reference": "HMAC."},
+            "synthesizer_name": "single_hop_specific_query_synthesizer",
+            "approval_status": "approved",
+        },
+        {
+            "user_input": [{"content": "hi", "type": "human"}],
+            "synthesizer_name": "multi_turn",
+        },
+    ]
+    path = tmp_path / "annotated.json"
+    path.write_text(json.dumps(rows), encoding="utf-8")
+    result = import_ragas(corpus, path)
+    assert (result.report.added, result.multi_turn) == (1, 1)
+    assert "1 multi-turn samples skipped" in result.summary()
+    question = corpus.get_question(stable_id("ragas", "Signed how?"))
+    assert question.generator == "single_hop_specific_query_synthesizer"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            '[\n  {"user_input": "Fine?"},\n  {"reference": "no question"}\n]',
+            r'bad\.json:3: field "user_input": no question',
+        ),
+        (
+            '[{"user_input": "A?", "reference_contexts": "[\'unclosed"}]',
+            r'bad\.json:1: field "reference_contexts": expected a list',
+        ),
+        ('[{"user_input": "A?", "reference_contexts": [1, {"x": 2}]}]', "expected a list of texts"),
+        ('[{"user_input": "A?"}, 3]', r"bad\.json:1: expected a JSON object, got int"),
+        ('[{"user_input": "A?"}', "the JSON array is not closed"),
+        (
+            '[{"id": "x", "user_input": "A?"}, {"id": "x", "user_input": "B?"}]',
+            "'x' is also on line 1, with another question",
+        ),
+    ],
+)
+def test_bad_input_names_the_line_and_writes_nothing(
+    corpus: Store, tmp_path, text: str, message: str
+) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(text, encoding="utf-8")
+    before = table_counts(corpus)
+    with pytest.raises(LabelerError, match=message):
+        import_ragas(corpus, path)
+    assert table_counts(corpus) == before
+
+
+def test_an_unknown_file_type(corpus: Store, tmp_path) -> None:
+    path = tmp_path / "t.parquet"
+    path.write_bytes(b"PAR1")
+    with pytest.raises(LabelerError, match=r"expected \.csv, \.json or \.jsonl"):
+        import_ragas(corpus, path)
+
+
+# matching ---------------------------------------------------------------------------------
+
+
+def test_hop_prefixes_and_normalising() -> None:
+    assert strip_hop("<12-hop>\n\nText <1-hop> stays") == "Text <1-hop> stays"
+    assert strip_hop("No prefix") == "No prefix"
+    assert normalise("  A\n\tB   c ") == "a b c"
+
+
+def test_short_texts_are_compared_whole_long_ones_aligned() -> None:
+    long = "the rate limit is one hundred requests per minute for every api key " * 3
+    assert similarity(normalise("Geography"), normalise("Geography of the world " * 10)) < 90
+    assert similarity(long[:100], long) == 100  # a long piece of a longer text
+    assert similarity("geography", "geography") == 100
+
+
+def test_the_full_text_shortlist_finds_the_same_matches(corpus: Store, monkeypatch) -> None:
+    monkeypatch.setattr(matching, "SCORE_ALL_UP_TO", 0)
+    matcher = ContextMatcher(corpus, "default")
+    line5 = contexts_of(5)[0]
+    assert matcher.match(line5).chunk_ids == ("testdata-a", "testdata-b")
+    edited = matcher.match(contexts_of(4)[0])
+    assert (edited.how, edited.chunk_ids) == ("fuzzy", ("purposes",))
+    assert matcher.match("Nothing like any chunk at all, about gardening.").how == "none"
+
+
+def test_unknown_ids_fall_back_to_the_text(corpus: Store) -> None:
+    matcher = ContextMatcher(corpus, "default")
+    found = matcher.match("Webhooks are signed with HMAC SHA-256.", ids=["gone"])
+    assert (found.how, found.chunk_ids) == ("exact", ("webhooks",))
+    assert matcher.match("   ").how == "none"
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ('["a", "b"]', ["a", "b"]),
+        ("['it''s', \"x\"]", ["its", "x"]),
+        ("['line\\none']", ["line\none"]),
+        (["a", 1], ["a", "1"]),
+        ("plain text", ["plain text"]),
+        ("", []),
+        (None, []),
+    ],
+)
+def test_list_cells(value, expected) -> None:
+    assert parse_list(value, path="f.csv", line=1, field="contexts") == expected
+
+
+def test_separated_cells() -> None:
+    assert parse_list("a|b||c", path="f.csv", line=1, field="context", separator="|") == [
+        "a",
+        "b",
+        "c",
+    ]
+
+
+def test_a_json_object_holding_the_list_keeps_line_numbers(tmp_path) -> None:
+    path = tmp_path / "wrapped.json"
+    path.write_text(
+        '{"version": 1,\n "samples": [\n  {"user_input": "A?"},\n  {"user_input": "B?"}\n]}'
+    )
+    assert [(line, r["user_input"]) for line, r in iter_items(path, list_keys=("samples",))] == [
+        (3, "A?"),
+        (4, "B?"),
+    ]
