@@ -183,6 +183,18 @@ def check_answers(
     )
 
 
+def claim_score(supported: int, claims: int) -> float | None:
+    """A claim-based score from counts a reviewer or a judge supplies: faithfulness (answer
+    claims the passages support / answer claims) or context recall (reference claims the
+    passages support / reference claims). None when there is no claim to count."""
+    for value, field in ((supported, "supported"), (claims, "claims")):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise LabelerError(f"expected a count (0 or more), got {value!r}", field=field)
+    if supported > claims:
+        raise LabelerError(f"{supported} supported claims out of {claims}", field="supported")
+    return supported / claims if claims else None
+
+
 def mean_faithfulness(checks: Sequence[AnswerCheck]) -> float | None:
     scores = [c.result.score for c in checks if c.result.score is not None]
     return sum(scores) / len(scores) if scores else None
@@ -195,6 +207,7 @@ __all__ = [
     "Faithfulness",
     "SentenceVerdict",
     "check_answers",
+    "claim_score",
     "lexical_faithfulness",
     "mean_faithfulness",
     "read_answers",

@@ -427,12 +427,10 @@ def _check_intact(folder: Path, manifest: dict) -> None:
 
     recorded = manifest.get("files") or {}
     if all(recorded.get(name, {}).get("sha256") for name in (QRELS, QUESTIONS)):
-        changed = [
-            name
-            for name in (QRELS, QUESTIONS)
-            if hashlib.sha256((folder / name).read_bytes()).hexdigest()
-            != recorded[name]["sha256"]
-        ]
+        digests = {
+            n: hashlib.sha256((folder / n).read_bytes()).hexdigest() for n in (QRELS, QUESTIONS)
+        }
+        changed = [name for name, digest in digests.items() if digest != recorded[name]["sha256"]]
     else:  # an older manifest without per-file digests: check the whole content hash
         changed = changed_files(folder, manifest)
     if changed:
