@@ -96,14 +96,14 @@ def page(chromium_path: str):
         browser.close()
 
 
-def wait_for_app(page) -> None:  # noqa: ANN001
+def wait_for_app(page) -> None:
     """Streamlit's own wait: connected, and the script no longer running."""
     page.wait_for_timeout(200)
     page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']")
     page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']")
 
 
-def screenshot(page, name: str) -> None:  # noqa: ANN001
+def screenshot(page, name: str) -> None:
     SCREENSHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=False)
 

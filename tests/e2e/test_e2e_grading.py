@@ -8,7 +8,7 @@ from tests.e2e.conftest import screenshot, wait_for_app
 pytestmark = pytest.mark.e2e
 
 
-def checked_grades(page) -> list[str]:  # noqa: ANN001
+def checked_grades(page) -> list[str]:
     """The grade shown on each card, in page order ('' where none is selected)."""
     return page.evaluate(
         """() => [...document.querySelectorAll('[class*="st-key-label_card_"]')].map(card => {
