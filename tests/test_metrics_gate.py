@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from labeler.errors import LabelerError
-from labeler.metrics.evaluate import evaluate
+from labeler.metrics.evaluation import evaluate
 from labeler.metrics.gate import (
     baseline_payload,
     check_gate,

@@ -20,7 +20,7 @@ from labeler.exporters.layout import (
     serialise,
 )
 from labeler.metrics import io
-from labeler.metrics.evaluate import evaluate
+from labeler.metrics.evaluation import evaluate
 from labeler.metrics.io import (
     qrels_from_dataframe,
     read_qrels,
@@ -122,10 +122,6 @@ def test_bad_qrels_lines(tmp_path: Path, name: str, text: str, message: str) -> 
         ("q1 Q0 a one 2.0 r\n", r'r.trec:1: field "rank": expected a whole number'),
         ("q1 Q0 a 1 high r\n", r'r.trec:1: field "score": expected a number'),
         ("q1 Q0 a 1 nan r\n", r'r.trec:1: field "score": expected a number'),
-        (
-            "q1 Q0 a 1 2 r\nq1 Q0 a 2 1 r\n",
-            r"r.trec:2: question q1: chunk a is listed twice \(lines 1 and 2\)",
-        ),
     ],
 )
 def test_bad_run_lines(tmp_path: Path, text: str, message: str) -> None:
@@ -133,15 +129,18 @@ def test_bad_run_lines(tmp_path: Path, text: str, message: str) -> None:
         read_run(write(tmp_path, "r.trec", text))
 
 
-def test_a_duplicate_in_a_big_clean_file_names_both_lines(tmp_path: Path) -> None:
-    """The fast reader finds the duplicate; the line reader then names the lines."""
+@pytest.mark.parametrize("spacing", [" ", " \t "], ids=["fast reader", "line reader"])
+def test_a_chunk_listed_twice_is_refused_when_evaluated(tmp_path: Path, spacing: str) -> None:
+    """trec_eval refuses such a run too; the check runs with the evaluation (it needs the
+    sort by question and chunk that matching does anyway), naming file, run, question, chunk."""
     lines = [f"q{i // 10} Q0 c{i % 10} {i % 10 + 1} {10 - i % 10} r" for i in range(500)]
     lines.append("q3 Q0 c4 11 0 r")
+    path = write(tmp_path, "r.trec", "\n".join(lines).replace(" ", spacing) + "\n")
+    run = read_run(path)
     with pytest.raises(
-        LabelerError,
-        match=r"r.trec:501: question q3: chunk c4 is listed twice \(lines 35 and 501\)",
+        LabelerError, match=r"r.trec: run 'r': question q3: chunk c4 is listed twice"
     ):
-        read_run(write(tmp_path, "r.trec", "\n".join(lines) + "\n"))
+        evaluate({"q3": {"c4": 1}}, run, "mrr")
 
 
 def test_wrong_encoding_names_the_line(tmp_path: Path) -> None:
@@ -231,10 +230,6 @@ def test_bad_jsonl_qrels(tmp_path: Path, name: str, text: str, message: str) -> 
             r'r.jsonl:1: field "scores"',
         ),
         ('{"question_id": "q", "chunk_ids": "a"}\n', r'r.jsonl:1: field "chunk_ids"'),
-        (
-            '{"question_id": "q", "chunk_ids": ["a", "a"]}\n',
-            r"r.jsonl:1: question q: chunk a is listed twice",
-        ),
     ],
 )
 def test_bad_jsonl_runs(tmp_path: Path, text: str, message: str) -> None:

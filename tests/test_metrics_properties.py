@@ -16,7 +16,7 @@ import pytrec_eval
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from labeler.metrics.evaluate import evaluate
+from labeler.metrics.evaluation import evaluate
 from labeler.metrics.reference import reference_evaluate
 from labeler.metrics.registry import metric_spellings, parse_metrics, trec_eval_name
 

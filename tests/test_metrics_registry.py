@@ -127,3 +127,16 @@ def test_the_registry_and_the_cli_module_load_without_numpy() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_package_exports_callables_whatever_was_imported_first() -> None:
+    """``from labeler.metrics import evaluate`` is the documented entry point: no submodule
+    of the same name may shadow it."""
+    import labeler.metrics.comparison
+    import labeler.metrics.evaluation  # noqa: F401
+    from labeler.metrics import compare, evaluate, read_qrels
+
+    assert callable(evaluate)
+    assert callable(compare)
+    assert callable(read_qrels)
+    assert evaluate({"q": {"a": 1}}, {"q": ["a"]}, "mrr").mean("mrr") == 1.0

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from labeler.metrics.evaluate import RunResult, evaluate
+from labeler.metrics.evaluation import RunResult, evaluate
 from labeler.metrics.io import read_qrels, read_run
 from labeler.metrics.registry import REGISTRY, trec_eval_name
 from labeler.metrics.types import Metric
@@ -113,7 +113,7 @@ def test_missing_question_scores_zero_and_counts() -> None:
 
 def test_default_order_gives_the_same_figures_on_these_files() -> None:
     """results.test states ranks that agree with its scores, so the default (read the run as it
-    states it) reproduces trec_eval here too; test_metrics_evaluate.py covers runs where the two
+    states it) reproduces trec_eval here too; test_metrics_evaluation.py covers runs where the two
     orders differ."""
     result, _, metrics, _ = scored("out.test.aq")
     qrels, run = read_qrels(DATA / "qrels.test"), read_run(DATA / "results.test")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from labeler.metrics.evaluate import evaluate
+from labeler.metrics.evaluation import evaluate
 from labeler.metrics.graded import dcg
 from labeler.metrics.reference import reference_evaluate
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from labeler.errors import LabelerError
 from labeler.metrics.files import BOM, check_file, json_file, jsonl, lines, text_field
-from labeler.metrics.strings import Strings, first_appearance_codes
+from labeler.metrics.strings import Strings
 from labeler.metrics.tables import Qrels, Run
 
 JSONL = (".jsonl", ".ndjson")
@@ -100,8 +100,8 @@ def _number(text: Any, *, path: Path, line: int, field: str) -> float:
 
 
 def _fast_columns(path: Path, names: list[str], types: dict[str, str]) -> Any:
-    """The file as Arrow columns when it is cleanly single-space or single-tab separated;
-    None when anything is unusual (the line-by-line reader then decides)."""
+    """The columns named in ``types``, when the file is cleanly single-space or single-tab
+    separated; None when anything is unusual (the line-by-line reader then decides)."""
     with path.open("rb") as handle:
         head = handle.read(1 << 16)
     if not head or head.startswith(BOM):
@@ -112,7 +112,12 @@ def _fast_columns(path: Path, names: list[str], types: dict[str, str]) -> Any:
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    arrow_types = {"string": pa.string(), "int": pa.int64(), "float": pa.float64()}
+    arrow_types = {
+        "string": pa.string(),
+        "ids": pa.dictionary(pa.int32(), pa.string()),  # repeated ids: encoded while parsing
+        "int": pa.int64(),
+        "float": pa.float64(),
+    }
     try:
         table = pcsv.read_csv(
             path,
@@ -131,7 +136,8 @@ def _fast_columns(path: Path, names: list[str], types: dict[str, str]) -> Any:
         return None
     if any(table[c].null_count for c in types):
         return None
-    return table
+    table = table.unify_dictionaries()  # one dictionary, in order of first appearance
+    return {name: table[name] for name in types}
 
 
 def _numbers(column: Any, dtype: type) -> np.ndarray:
@@ -148,40 +154,64 @@ def _numbers(column: Any, dtype: type) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
 
 
+def _codes(column: Any) -> tuple[np.ndarray, list[str]]:
+    """A dictionary-encoded column as (code per row, the distinct values in order of first
+    appearance): Arrow assigned the codes while parsing, so no row becomes a Python string."""
+    if column.num_chunks == 0:
+        return np.zeros(0, dtype=np.int32), []
+    names = column.chunk(0).dictionary.to_pylist()
+    codes = [
+        np.frombuffer(c.indices.buffers()[1], np.int32, len(c), c.indices.offset * 4)
+        for c in column.chunks
+        if len(c)
+    ]
+    return (np.concatenate(codes) if codes else np.zeros(0, dtype=np.int32)), names
+
+
+def _take(columns: dict[str, Any], name: str) -> Any:
+    """Hand a column over and forget it, so its memory goes as soon as it is converted."""
+    return columns.pop(name)
+
+
+def _release() -> None:
+    """Give Arrow's freed pages back: its allocator would otherwise keep hundreds of MB
+    after a big file has been copied into numpy."""
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
+
+
 def _fast_qrels(path: Path) -> Qrels | None:
     table = _fast_columns(
         path,
         ["question", "iteration", "chunk", "grade"],
-        {"question": "string", "chunk": "string", "grade": "int"},
+        {"question": "ids", "chunk": "string", "grade": "int"},
     )
     if table is None:
         return None
-    codes, names = first_appearance_codes(Strings.from_arrow(table["question"]))
-    grades = _numbers(table["grade"], np.int64)
-    return Qrels(tuple(names), codes, Strings.from_arrow(table["chunk"]), grades, str(path))
+    codes, names = _codes(_take(table, "question"))
+    grades = _numbers(_take(table, "grade"), np.int64)
+    chunks = Strings.from_arrow(_take(table, "chunk"))
+    _release()
+    return Qrels(tuple(names), codes, chunks, grades, str(path))
 
 
 def _fast_run(path: Path, name: str) -> Run | None:
     table = _fast_columns(
         path,
         ["question", "q0", "chunk", "rank", "score", "tag"],
-        {"question": "string", "chunk": "string", "rank": "int", "score": "float"},
+        {"question": "ids", "chunk": "string", "rank": "int", "score": "float"},
     )
     if table is None:
         return None
-    scores = _numbers(table["score"], np.float64)
+    scores = _numbers(_take(table, "score"), np.float64)
     if np.isnan(scores).any():
         return None
-    codes, names = first_appearance_codes(Strings.from_arrow(table["question"]))
-    return Run(
-        name,
-        tuple(names),
-        codes,
-        Strings.from_arrow(table["chunk"]),
-        _numbers(table["rank"], np.int64),
-        scores,
-        str(path),
-    )
+    codes, names = _codes(_take(table, "question"))
+    chunks = Strings.from_arrow(_take(table, "chunk"))
+    ranks = _numbers(_take(table, "rank"), np.int64)
+    _release()
+    return Run(name, tuple(names), codes, chunks, ranks, scores, str(path))
 
 
 # -- TREC, line by line ----------------------------------------------------------------------
@@ -219,15 +249,10 @@ def _slow_run(path: Path, name: str) -> Run:
     chunks: list[str] = []
     ranks: list[int] = []
     scores: list[float] = []
-    seen: dict[tuple[str, str], int] = {}
     for line, text in lines(path):
         q, _, chunk, rank, score = _fields(text, 6, _RUN_SHAPE, path=path, line=line, exact=False)[
             :5
         ]
-        if (q, chunk) in seen:
-            msg = f"question {q}: chunk {chunk} is listed twice (lines {seen[q, chunk]} and {line})"
-            raise LabelerError(msg, path=path, line=line)
-        seen[q, chunk] = line
         questions.append(q)
         chunks.append(chunk)
         ranks.append(_whole(rank, path=path, line=line, field="rank"))
@@ -265,12 +290,8 @@ def _jsonl_run(path: Path, name: str) -> Run:
     chunks: list[str] = []
     ranks: list[int | None] = []
     scores: list[float | None] = []
-    seen: dict[tuple[str, str], int] = {}
 
     def add(line: int, q: str, chunk: str, rank: int | None, score: float | None) -> None:
-        if (q, chunk) in seen:
-            msg = f"question {q}: chunk {chunk} is listed twice (lines {seen[q, chunk]} and {line})"
-            raise LabelerError(msg, path=path, line=line)
         for values, value, field in ((ranks, rank, "rank"), (scores, score, "score")):
             if values and (values[0] is None) != (value is None):
                 msg = (
@@ -279,7 +300,6 @@ def _jsonl_run(path: Path, name: str) -> Run:
                     else ("given here but not on the lines before")
                 )
                 raise LabelerError(msg, path=path, line=line, field=field)
-        seen[q, chunk] = line
         questions.append(q)
         chunks.append(chunk)
         ranks.append(rank)
@@ -368,14 +388,7 @@ def read_run(path: str | Path, *, name: str | None = None) -> Run:
             return Run.from_dict(data, name=name, source=str(path))
         except LabelerError as error:
             raise LabelerError(error.message, path=path, field=error.field) from None
-    run = _fast_run(path, name)
-    if run is None:
-        return _slow_run(path, name)
-    try:
-        run.pair_keys()  # the duplicate check, cached for the evaluation
-    except LabelerError:
-        return _slow_run(path, name)  # raises again, naming both lines
-    return run
+    return _fast_run(path, name) or _slow_run(path, name)
 
 
 def read_questions(path: str | Path) -> tuple[QuestionInfo, ...]:
@@ -509,15 +522,13 @@ def run_from_dataframe(
     when present (pass None to ignore one), otherwise the row order is the ranking."""
     rank = rank if rank is not None and rank in df.columns else None
     score = score if score is not None and score in df.columns else None
-    run = Run.from_rows(
+    return Run.from_rows(
         name,
         _column(df, question, text=True),
         _column(df, chunk, text=True),
         ranks=_column(df, rank, text=False),
         scores=_column(df, score, text=False),
     )
-    run.pair_keys()
-    return run
 
 
 __all__ = [

@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 
 from labeler.errors import LabelerError
-from labeler.metrics.compare import DEFAULT_RESAMPLES, DEFAULT_SEED, Comparison, compare
-from labeler.metrics.evaluate import RunResult, evaluate
+from labeler.metrics.comparison import DEFAULT_RESAMPLES, DEFAULT_SEED, Comparison, compare
+from labeler.metrics.evaluation import RunResult, evaluate
 from labeler.metrics.gate import GateResult
 from labeler.metrics.registry import DEFAULT_KS, parse_metrics
 from labeler.metrics.tables import Qrels, Run

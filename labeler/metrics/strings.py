@@ -38,7 +38,8 @@ def _pad(lengths: np.ndarray) -> int:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Strings:
-    """n UTF-8 strings: ``data[starts[i]:starts[i] + lengths[i]]`` is string i.
+    """n UTF-8 strings: ``data[starts[i]:starts[i] + lengths[i]]`` is string i (starts are
+    int64, lengths int32: ids are short, and a 10-million-row column is big enough).
 
     ``data`` carries zero bytes after the last string, enough to read every word of the longest
     string from any start (see ``_pad``), so reading needs no bounds checks.
@@ -54,10 +55,10 @@ class Strings:
     @classmethod
     def from_list(cls, values: Sequence[str]) -> Strings:
         encoded = [v.encode("utf-8") for v in values]
-        lengths = np.fromiter((len(e) for e in encoded), dtype=np.int64, count=len(encoded))
+        lengths = np.fromiter((len(e) for e in encoded), dtype=np.int32, count=len(encoded))
         starts = np.zeros(len(encoded), dtype=np.int64)
         if len(encoded) > 1:
-            np.cumsum(lengths[:-1], out=starts[1:])
+            np.cumsum(lengths[:-1], out=starts[1:], dtype=np.int64)
         data = np.frombuffer(b"".join(encoded) + bytes(_pad(lengths)), dtype=np.uint8)
         return cls(starts, lengths, data)
 
@@ -79,14 +80,14 @@ class Strings:
                 dtype=np.int64 if wide else np.int32,
                 count=n + 1,
                 offset=chunk.offset * (8 if wide else 4),
-            ).astype(np.int64)
+            )
             data = (
                 np.frombuffer(data_buffer, dtype=np.uint8)
                 if data_buffer is not None
                 else np.zeros(0, np.uint8)
             )
-            starts.append(offsets[:-1] + base)
-            lengths.append(offsets[1:] - offsets[:-1])
+            starts.append(offsets[:-1].astype(np.int64) + base)
+            lengths.append(np.diff(offsets).astype(np.int32, copy=False))
             datas.append(data)
             base += len(data)
         if not starts:
@@ -105,7 +106,7 @@ class Strings:
         lengths = self.lengths if rows is None else self.lengths[rows]
         if len(starts) == 0:
             return []
-        ends = np.cumsum(lengths)
+        ends = np.cumsum(lengths, dtype=np.int64)
         total = int(ends[-1])
         flat = np.repeat(starts - (ends - lengths), lengths) + np.arange(total)
         raw = self.data[flat].tobytes()
@@ -139,49 +140,19 @@ def hash64(strings: Strings) -> np.ndarray:
     h = strings.lengths.astype(np.uint64) * _GOLDEN
     for j in range(strings.max_words()):
         words, remaining = strings.word(j)
-        h = np.where(remaining > 0, _mix(h ^ words), h)
+        step = (h ^ words) * _M1
+        step ^= step >> np.uint64(32)
+        h = step if j == 0 else np.where(remaining > 0, step, h)  # every string has word 0
     return _mix(h)
-
-
-def hash_pairs(first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """One 64-bit hash of each pair of hashes (order matters)."""
-    return _mix((first * _M1) ^ second)
 
 
 def equal(a: Strings, rows_a: np.ndarray, b: Strings, rows_b: np.ndarray) -> np.ndarray:
     """Exact equality of ``a[rows_a[i]]`` and ``b[rows_b[i]]``, eight bytes at a time."""
-    same = a.lengths[rows_a] == b.lengths[rows_b]
-    words = min(a.max_words(), b.max_words())
-    for j in range(words):
-        wa, _ = a.word(j, rows_a)
-        wb, _ = b.word(j, rows_b)
-        same &= wa == wb
+    a, b = a.take(rows_a), b.take(rows_b)
+    same = a.lengths == b.lengths
+    for j in range(min(a.max_words(), b.max_words())):
+        same &= a.word(j)[0] == b.word(j)[0]
     return same
-
-
-def first_appearance_codes(strings: Strings) -> tuple[np.ndarray, list[str]]:
-    """Each row's code (0, 1, ... in order of first appearance) and the distinct strings.
-
-    TREC files list a question's lines together, so only the first row of each block becomes a
-    Python string; a file that interleaves questions costs one string per block, still exact.
-    """
-    n = len(strings)
-    if n == 0:
-        return np.zeros(0, dtype=np.int64), []
-    new_block = np.ones(n, dtype=bool)
-    new_block[1:] = strings.lengths[1:] != strings.lengths[:-1]
-    for j in range(strings.max_words()):
-        words, _ = strings.word(j)
-        new_block[1:] |= words[1:] != words[:-1]
-    block_starts = np.flatnonzero(new_block)
-    codes_of: dict[str, int] = {}
-    block_codes = np.fromiter(
-        (codes_of.setdefault(name, len(codes_of)) for name in strings.to_list(block_starts)),
-        dtype=np.int64,
-        count=len(block_starts),
-    )
-    codes = np.repeat(block_codes, np.diff(np.append(block_starts, n)))
-    return codes, list(codes_of)
 
 
 def byte_order(strings: Strings, rows: np.ndarray) -> np.ndarray:
@@ -199,4 +170,9 @@ def byte_order(strings: Strings, rows: np.ndarray) -> np.ndarray:
     return ranks.reshape(-1).astype(np.int64)
 
 
-__all__ = ["Strings", "byte_order", "equal", "first_appearance_codes", "hash64", "hash_pairs"]
+__all__ = [
+    "Strings",
+    "byte_order",
+    "equal",
+    "hash64",
+]

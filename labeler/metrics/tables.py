@@ -16,7 +16,15 @@ from typing import Any
 import numpy as np
 
 from labeler.errors import LabelerError
-from labeler.metrics.strings import Strings, equal, hash64, hash_pairs
+from labeler.metrics.keys import (
+    HashCollision,
+    PairKeys,
+    exact_duplicate,
+    first_duplicate,
+    key_bits,
+    sorted_keys,
+)
+from labeler.metrics.strings import Strings, hash64
 
 
 def _label(value: object, *, what: str) -> str:
@@ -31,86 +39,10 @@ def _codes(questions: Sequence[str]) -> tuple[np.ndarray, list[str]]:
     codes_of: dict[str, int] = {}
     codes = np.fromiter(
         (codes_of.setdefault(q, len(codes_of)) for q in questions),
-        dtype=np.int64,
+        dtype=np.int32,
         count=len(questions),
     )
     return codes, list(codes_of)
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class PairKeys:
-    """A 64-bit key per (question, chunk) row, sorted, with the row each key comes from.
-
-    The key hashes the question *id* and the chunk id, not the row's question index, so the
-    keys of a test set and of a run can be matched directly, whatever order each lists its
-    questions in: one sort each, then one merge-like ``searchsorted``.
-    """
-
-    keys: np.ndarray
-    rows: np.ndarray
-
-
-class HashCollision(Exception):
-    """Two different ids share a hash key: the fast path gives way to the exact one."""
-
-
-def _pair_keys(questions: Sequence[str], question_index: np.ndarray, chunks: Strings) -> PairKeys:
-    question_hash = hash64(Strings.from_list(questions))[question_index]
-    keys = hash_pairs(question_hash, hash64(chunks))
-    order = np.argsort(keys)
-    return PairKeys(keys[order], order)
-
-
-def _first_duplicate(
-    question_index: np.ndarray, chunks: Strings, keys: PairKeys
-) -> tuple[int, int] | None:
-    """Rows (a, b) holding the same question and chunk: found by key, checked exactly.
-
-    Raises ``HashCollision`` when equal keys hide different pairs.
-    """
-    same = np.flatnonzero(keys.keys[1:] == keys.keys[:-1])
-    if len(same) == 0:
-        return None
-    a, b = keys.rows[same], keys.rows[same + 1]
-    real = equal(chunks, a, chunks, b) & (question_index[a] == question_index[b])
-    if not real.all():
-        raise HashCollision
-    i = int(np.argmin(np.minimum(a, b)))
-    return int(min(a[i], b[i])), int(max(a[i], b[i]))
-
-
-def _exact_duplicate(question_index: np.ndarray, chunks: Strings) -> tuple[int, int] | None:
-    seen: dict[tuple[int, str], int] = {}
-    for row, (q, chunk) in enumerate(zip(question_index.tolist(), chunks.to_list(), strict=True)):
-        key = (q, chunk)
-        if key in seen:
-            return seen[key], row
-        seen[key] = row
-    return None
-
-
-def _checked_keys(
-    questions: Sequence[str],
-    question_index: np.ndarray,
-    chunks: Strings,
-    what: str,
-    source: str | None,
-    *,
-    prefix: str = "",
-) -> PairKeys | None:
-    """Sorted pair keys (None after a hash collision), once it is checked that no question
-    holds the same chunk twice."""
-    keys: PairKeys | None = _pair_keys(questions, question_index, chunks)
-    try:
-        twice = _first_duplicate(question_index, chunks, keys)
-    except HashCollision:
-        keys = None
-        twice = _exact_duplicate(question_index, chunks)
-    if twice is not None:
-        question = questions[int(question_index[twice[0]])]
-        msg = f"{prefix}question {question}: chunk {chunks.get(twice[0])} {what} twice"
-        raise LabelerError(msg, path=source)
-    return keys
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -201,12 +133,22 @@ class Qrels:
         return out
 
     def pair_keys(self) -> PairKeys | None:
-        """Sorted (question, chunk) keys for matching, None after a hash collision (matching
-        then works exactly). Computed once; raises if a chunk is labelled twice for a question."""
+        """Sorted (question, chunk) keys for matching runs (``labeler.metrics.keys``); None
+        after a hash collision, when matching works exactly. Computed once; raises if a chunk
+        is labelled twice for one question."""
         if "keys" not in self._cache:
-            self._cache["keys"] = _checked_keys(
-                self.questions, self.question_index, self.chunks, "is labelled", self.source
+            keys: PairKeys | None = sorted_keys(
+                self.question_index, hash64(self.chunks), key_bits(len(self.questions))
             )
+            try:
+                twice = first_duplicate(keys, self.chunks)
+            except HashCollision:
+                keys, twice = None, exact_duplicate(self.question_index, self.chunks)
+            if twice is not None:
+                question = self.questions[int(self.question_index[twice[0]])]
+                msg = f"question {question}: chunk {self.chunks.get(twice[0])} is labelled twice"
+                raise LabelerError(msg, path=self.source)
+            self._cache["keys"] = keys
         return self._cache["keys"]
 
     def ideal_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -214,7 +156,14 @@ class Qrels:
         ranking nDCG divides by. Returns (question, 0-based position, grade)."""
         if "ideal" not in self._cache:
             rows = np.flatnonzero(self.grades > 0)
-            rows = rows[np.lexsort((-self.grades[rows], self.question_index[rows]))]
+            grades = self.grades[rows]
+            top = int(grades.max()) if len(rows) else 0
+            if top < 2**30 and len(self.questions) < 2**31:
+                # Equal grades of one question are interchangeable: any order of them will do.
+                key = self.question_index[rows].astype(np.int64) * (top + 1) + (top - grades)
+                rows = rows[np.argsort(key)]
+            else:
+                rows = rows[np.lexsort((-grades, self.question_index[rows]))]
             question = self.question_index[rows]
             n = len(rows)
             new = np.ones(n, dtype=bool)
@@ -336,19 +285,11 @@ class Run:
             out[self.questions[q]].append((chunk, rank, score))
         return out
 
-    def pair_keys(self) -> PairKeys | None:
-        """As ``Qrels.pair_keys``; raises if a chunk is listed twice for a question (trec_eval
-        refuses such a run too)."""
-        if "keys" not in self._cache:
-            self._cache["keys"] = _checked_keys(
-                self.questions,
-                self.question_index,
-                self.chunks,
-                "is listed",
-                self.source,
-                prefix=f"run {self.name!r}: ",
-            )
-        return self._cache["keys"]
+    def hashes(self) -> np.ndarray:
+        """A 64-bit hash of every chunk id, computed once (for matching against qrels)."""
+        if "hashes" not in self._cache:
+            self._cache["hashes"] = hash64(self.chunks)
+        return self._cache["hashes"]
 
 
 def as_qrels(qrels: Qrels | Mapping[str, Mapping[str, int]]) -> Qrels:
@@ -359,4 +300,4 @@ def as_run(run: Run | Mapping[str, Any], *, name: str = "run") -> Run:
     return run if isinstance(run, Run) else Run.from_dict(run, name=name)
 
 
-__all__ = ["HashCollision", "PairKeys", "Qrels", "Run", "as_qrels", "as_run"]
+__all__ = ["Qrels", "Run", "as_qrels", "as_run"]

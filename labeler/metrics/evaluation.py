@@ -22,8 +22,15 @@ import numpy as np
 
 from labeler.errors import LabelerError
 from labeler.metrics.batch import Batch
+from labeler.metrics.keys import (
+    HashCollision,
+    exact_duplicate,
+    first_duplicate,
+    match,
+    sorted_keys,
+)
 from labeler.metrics.registry import DEFAULT_KS, get, parse_metrics
-from labeler.metrics.strings import byte_order, equal
+from labeler.metrics.strings import byte_order
 from labeler.metrics.tables import Qrels, Run, as_qrels, as_run
 from labeler.metrics.types import Gains, Metric, Options, Order
 
@@ -104,7 +111,7 @@ class RunResult:
 def _mapped_questions(qrels: Qrels, run: Run) -> tuple[np.ndarray, tuple[str, ...]]:
     """Each run question's index in the test set (-1: not in it), and the ignored ones."""
     index = {q: i for i, q in enumerate(qrels.questions)}
-    mapped = np.fromiter((index.get(q, -1) for q in run.questions), np.int64, len(run.questions))
+    mapped = np.fromiter((index.get(q, -1) for q in run.questions), np.int32, len(run.questions))
     ignored = tuple(q for q, m in zip(run.questions, mapped.tolist(), strict=True) if m < 0)
     return mapped, ignored
 
@@ -153,26 +160,29 @@ def _positions(question: np.ndarray) -> np.ndarray:
     return np.arange(n) - starts
 
 
-def _grades(qrels: Qrels, run: Run, mapped: np.ndarray) -> np.ndarray:
-    """The grade of every result of the run (-1 when nobody labelled it).
-
-    Matched by (question, chunk) hash keys, every match then checked byte for byte; if a check
-    fails (two ids share a key) the lookup is redone exactly in Python.
-    """
-    grades = np.full(len(run), -1, dtype=np.int64)
-    if len(run) == 0 or len(qrels) == 0:
-        return grades
-    labels, results = qrels.pair_keys(), run.pair_keys()
-    if labels is not None and results is not None:
-        at = np.minimum(np.searchsorted(labels.keys, results.keys), len(labels.keys) - 1)
-        hit = np.flatnonzero(labels.keys[at] == results.keys)
-        result_rows, label_rows = results.rows[hit], labels.rows[at[hit]]
-        in_file_order = np.argsort(result_rows)  # the checks below then read memory in order
-        result_rows, label_rows = result_rows[in_file_order], label_rows[in_file_order]
-        same_question = mapped[run.question_index[result_rows]] == qrels.question_index[label_rows]
-        if same_question.all() and equal(qrels.chunks, label_rows, run.chunks, result_rows).all():
-            grades[result_rows] = qrels.grades[label_rows]
-            return grades
+def _grades(qrels: Qrels, run: Run, question: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The grade of each result ``rows`` of the run (-1 when nobody labelled it), whose test-set
+    question is ``question``; raises if the run lists a chunk twice for one question."""
+    labels = qrels.pair_keys()
+    chunks = run.chunks.take(rows)
+    twice = None
+    if labels is not None:
+        results = sorted_keys(question, run.hashes()[rows], labels.bits)
+        try:
+            twice = first_duplicate(results, chunks)
+            if twice is None:
+                result_rows, label_rows = match(labels, qrels.chunks, results, chunks)
+                grades = np.full(len(rows), -1, dtype=np.int64)
+                grades[result_rows] = qrels.grades[label_rows]
+                return grades
+        except HashCollision:
+            twice = None
+    twice = twice or exact_duplicate(question, chunks)  # also the exact path's own check
+    if twice is not None:
+        name = qrels.questions[int(question[twice[0]])]
+        msg = f"run {run.name!r}: question {name}: chunk {chunks.get(twice[0])} is listed twice"
+        raise LabelerError(msg, path=run.source)
+    # Exact path: only after two different ids shared a key.
     lookup = {
         (q, chunk): grade
         for q, chunk, grade in zip(
@@ -182,11 +192,10 @@ def _grades(qrels: Qrels, run: Run, mapped: np.ndarray) -> np.ndarray:
             strict=True,
         )
     }
-    questions = mapped[run.question_index].tolist()
     return np.fromiter(
-        (lookup.get(pair, -1) for pair in zip(questions, run.chunks.to_list(), strict=True)),
+        (lookup.get(pair, -1) for pair in zip(question.tolist(), chunks.to_list(), strict=True)),
         dtype=np.int64,
-        count=len(run),
+        count=len(rows),
     )
 
 
@@ -218,18 +227,18 @@ def evaluate(
     n = len(qrels.questions)
 
     mapped, ignored = _mapped_questions(qrels, run)
-    row_question = mapped[run.question_index] if len(run) else np.zeros(0, dtype=np.int64)
+    row_question = mapped[run.question_index] if len(run) else np.zeros(0, dtype=np.int32)
     rows = np.flatnonzero(row_question >= 0)
-    grade = _grades(qrels, run, mapped)
     retrieved = np.zeros(n, dtype=bool)
     retrieved[row_question[rows]] = True
 
     rows = rows[_ranking_order(run, rows, options.order)]
     question = row_question[rows]
+    grade = _grades(qrels, run, question, rows)
     position = _positions(question)
     if options.depth is not None:
         keep = position < options.depth
-        rows, question, position = rows[keep], question[keep], position[keep]
+        question, position, grade = question[keep], position[keep], grade[keep]
 
     relevant = qrels.grades >= options.min_grade
     num_relevant = np.bincount(qrels.question_index[relevant], minlength=n)
@@ -238,7 +247,7 @@ def evaluate(
         num_questions=n,
         question=question,
         position=position,
-        grade=grade[rows],
+        grade=grade,
         num_relevant=num_relevant,
         ideal_question=ideal_question,
         ideal_position=ideal_position,

@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from labeler.errors import LabelerError
-from labeler.metrics.evaluate import RunResult
+from labeler.metrics.evaluation import RunResult
 
 DEFAULT_RESAMPLES = 10_000
 DEFAULT_SEED = 0

@@ -9,7 +9,7 @@ import pytest
 
 from labeler.errors import LabelerError
 from labeler.metrics import strings, tables
-from labeler.metrics.evaluate import evaluate
+from labeler.metrics.evaluation import evaluate
 from labeler.metrics.reference import reference_evaluate
 from labeler.metrics.registry import metric_spellings
 from labeler.metrics.tables import Qrels, Run

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from labeler.errors import LabelerError
-from labeler.metrics.compare import bootstrap_means, compare, randomization_p
-from labeler.metrics.evaluate import evaluate
+from labeler.metrics.comparison import bootstrap_means, compare, randomization_p
+from labeler.metrics.evaluation import evaluate
 
 
 def results(found_a: list[bool], found_b: list[bool]):

@@ -1,0 +1,92 @@
+"""Matching (question, chunk) pairs between a test set and a run, by sorted 64-bit keys.
+
+A key is the row's question index in the high bits and a hash of the chunk id in the rest, so
+sorting keeps each question's rows together: files grouped by question sort fast, and looking
+a run's sorted keys up in the test set's walks both arrays front to back. Equal keys are only
+candidates: every match and every duplicate is checked byte for byte, and a key shared by two
+different ids (a hash collision) raises ``HashCollision`` so the caller can redo the work
+exactly in Python. A collision can cost time; it can never change a figure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from labeler.metrics.strings import Strings, equal
+
+
+class HashCollision(Exception):
+    """Two different ids share a key: the fast path gives way to the exact one."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PairKeys:
+    """Sorted keys, the row each comes from, and how many low bits hold the chunk's hash."""
+
+    keys: np.ndarray
+    rows: np.ndarray
+    bits: int
+
+
+def key_bits(num_questions: int) -> int:
+    """Bits left for the chunk hash once the question index has the bits it needs."""
+    return 63 - max(int(num_questions).bit_length(), 1)
+
+
+def sorted_keys(question: np.ndarray, hashes: np.ndarray, bits: int) -> PairKeys:
+    keys = (question.astype(np.uint64) << np.uint64(bits)) | (hashes >> np.uint64(64 - bits))
+    keys = keys.astype(np.int64)
+    order = np.argsort(keys)
+    keys = keys[order]
+    return PairKeys(keys, order.astype(np.int32) if len(order) < 2**31 else order, bits)
+
+
+def first_duplicate(keys: PairKeys, chunks: Strings) -> tuple[int, int] | None:
+    """The first two rows with the same question and chunk, or None. ``chunks`` is indexed by
+    the rows of ``keys``; equal keys already mean the same question."""
+    same = np.flatnonzero(keys.keys[1:] == keys.keys[:-1])
+    if len(same) == 0:
+        return None
+    a, b = keys.rows[same], keys.rows[same + 1]
+    if not equal(chunks, a, chunks, b).all():
+        raise HashCollision
+    first, second = np.minimum(a, b), np.maximum(a, b)
+    i = int(np.argmin(first))
+    return int(first[i]), int(second[i])
+
+
+def exact_duplicate(question: np.ndarray, chunks: Strings) -> tuple[int, int] | None:
+    seen: dict[tuple[int, str], int] = {}
+    for row, pair in enumerate(zip(question.tolist(), chunks.to_list(), strict=True)):
+        if pair in seen:
+            return seen[pair], row
+        seen[pair] = row
+    return None
+
+
+def match(
+    labels: PairKeys, label_chunks: Strings, results: PairKeys, result_chunks: Strings
+) -> tuple[np.ndarray, np.ndarray]:
+    """(result rows, label rows) of every result that has a label, in result order."""
+    if len(labels.keys) == 0 or len(results.keys) == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty
+    at = np.minimum(np.searchsorted(labels.keys, results.keys), len(labels.keys) - 1)
+    hit = np.flatnonzero(labels.keys[at] == results.keys)
+    result_rows, label_rows = results.rows[hit], labels.rows[at[hit]]
+    if not equal(label_chunks, label_rows, result_chunks, result_rows).all():
+        raise HashCollision
+    return result_rows, label_rows
+
+
+__all__ = [
+    "HashCollision",
+    "PairKeys",
+    "exact_duplicate",
+    "first_duplicate",
+    "key_bits",
+    "match",
+    "sorted_keys",
+]

@@ -1,0 +1,283 @@
+"""Benchmark: `labeler eval` as a whole process against pytrec_eval, on the same TREC files.
+
+The reference workload (from the issue): 10,000 questions x 100 results, graded 0-2, as TREC
+qrels and run files of 1,000,000 lines each; nDCG@10, MAP, MRR and recall@100. Targets for
+`labeler eval` as a whole process, from the files to the printed table:
+
+- under 1.0 s at 10,000 questions;
+- under 10 s and 2 GB of memory at 100,000 questions x 100 results;
+- every metric at once (all of them at k = 1, 3, 5, 10, 100) under twice the time of the four.
+
+The data is generated from ``--seed``: each question has a pool of 100 labelled chunks (grade 0
+60%, 1 25%, 2 15%) and a run of 100 results, half from the pool and half unlabelled chunks of a
+5,000,000-chunk corpus, in score order (ranks agree with the scores, as retrievers write them).
+Generated files are kept in ``--workdir`` and reused when the parameters match.
+
+Each timing is a fresh process (``python -m labeler eval``, and a script that reads the files
+into dicts and runs pytrec_eval, as a user of pytrec_eval would), best and median of
+``--repeat``; memory is that process's peak resident set (``os.wait4``'s rusage). The values
+are then checked question by question against pytrec_eval's.
+
+Usage::
+
+    python tests/benchmarks/bench_eval.py                    # 10k, all metrics, and 100k
+    python tests/benchmarks/bench_eval.py --questions 2000 --no-large   # a quick look
+
+Nothing here asserts on time: it prints the figures and a PASS/MISS line per target.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:  # run from a checkout: measure this tree's labeler
+    sys.path.insert(0, str(REPO))
+
+from labeler.metrics.registry import parse_metrics  # noqa: E402
+
+FOUR = "ndcg@10,map,mrr,recall@100"
+ALL = (
+    "hit_rate@k,recall@k,precision@k,mrr,mrr@k,ndcg,ndcg@k,map,map@k,r_precision,"
+    "context_precision@k,judged@k"
+)
+ALL_KS = "1,3,5,10,100"
+PYTREC_NAMES = {
+    "ndcg@10": "ndcg_cut_10",
+    "map": "map",
+    "mrr": "recip_rank",
+    "recall@100": "recall_100",
+}
+
+PYTREC_SCRIPT = r"""
+import sys, pytrec_eval
+qrels, run = {}, {}
+with open(sys.argv[1]) as f:
+    for line in f:
+        q, _, d, g = line.split()
+        qrels.setdefault(q, {})[d] = int(g)
+with open(sys.argv[2]) as f:
+    for line in f:
+        q, _, d, _, s, _ = line.split()
+        run.setdefault(q, {})[d] = float(s)
+measures = {"ndcg_cut.10", "map", "recip_rank", "recall.100"}
+result = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+names = ["ndcg_cut_10", "map", "recip_rank", "recall_100"]
+for name in names:
+    print(name, sum(v[name] for v in result.values()) / len(result))
+if len(sys.argv) > 3:
+    import json
+    with open(sys.argv[3], "w") as out:
+        json.dump(result, out)
+"""
+
+
+def _lines_of(start: int, ids, grades, ranked, scores, pool: int) -> tuple[list[str], list[str]]:
+    qrels, run = [], []
+    for i in range(len(ids)):
+        q = f"q{start + i}"
+        labelled = zip(ids[i, :pool].tolist(), grades[i].tolist(), strict=True)
+        qrels += [f"{q} 0 d{d} {g}" for d, g in labelled]
+        results = zip(ranked[i].tolist(), scores[i].tolist(), strict=True)
+        run += [f"{q} Q0 d{d} {r} {s:.2f} bench" for r, (d, s) in enumerate(results, 1)]
+    return qrels, run
+
+
+def generate(folder: Path, questions: int, results: int, seed: int) -> tuple[Path, Path]:
+    """qrels and run files for ``questions`` x ``results`` (kept and reused by name).
+
+    Scores are distinct multiples of 1/4 (float32 holds them exactly, as pytrec_eval reads
+    scores as float32), decreasing with the rank, so both tools see the same ranking.
+    """
+    qrels_path = folder / f"qrels-{questions}x{results}-s{seed}.txt"
+    run_path = folder / f"run-{questions}x{results}-s{seed}.txt"
+    if qrels_path.exists() and run_path.exists():
+        return qrels_path, run_path
+    import numpy as np  # here only: the measuring process stays small (see ``once``)
+
+    started = time.perf_counter()
+    rng = np.random.default_rng(seed)
+    pool = results  # labelled chunks per question
+    width = pool + results // 2
+    with qrels_path.open("w") as qrels_out, run_path.open("w") as run_out:
+        for start in range(0, questions, 10_000):
+            n = min(10_000, questions - start)
+            ids = rng.integers(0, 5_000_000, size=(n, width))
+            for row in np.flatnonzero([len(set(r)) < width for r in ids.tolist()]):
+                while len(set(ids[row].tolist())) < width:
+                    ids[row] = rng.integers(0, 5_000_000, size=width)
+            grades = rng.choice(3, size=(n, pool), p=[0.6, 0.25, 0.15])
+            shuffle = rng.permuted(np.tile(np.arange(results), (n, 1)), axis=1)
+            ranked = np.take_along_axis(ids[:, pool // 2 :], shuffle, axis=1)  # half labelled
+            steps = rng.integers(1, 8, size=(n, results)) / 4
+            scores = np.cumsum(steps, axis=1)[:, ::-1]
+            qrels_lines, run_lines = _lines_of(start, ids, grades, ranked, scores, pool)
+            qrels_out.write("\n".join(qrels_lines) + "\n")
+            run_out.write("\n".join(run_lines) + "\n")
+    size = run_path.stat().st_size / 1e6
+    took = time.perf_counter() - started
+    print(f"generated {questions:,} x {results} in {took:.1f} s ({size:.0f} MB run)")
+    return qrels_path, run_path
+
+
+def generated(folder: Path, questions: int, results: int, seed: int) -> tuple[Path, Path]:
+    """``generate`` in a child process: numpy's arrays must not swell this process, whose
+    size every forked child starts from (and ``ru_maxrss`` would count)."""
+    command = [sys.executable, __file__, "--generate", str(questions), str(results), str(seed)]
+    subprocess.run([*command, str(folder)], check=True)
+    return generate(folder, questions, results, seed)  # the files exist now: just their paths
+
+
+def once(command: list[str]) -> tuple[float, float, str]:
+    """(wall seconds, peak RSS in MB, stdout) of one fresh process. Output goes to files, not
+    pipes, so the process can be reaped with ``os.wait4``, whose rusage is this child's own."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
+        process = subprocess.Popen(command, stdout=out, stderr=err, cwd=REPO)
+        _, status, usage = os.wait4(process.pid, 0)
+        elapsed = time.perf_counter() - started
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        if process.returncode != 0:
+            sys.exit(f"failed: {' '.join(command)}\n{err.read().decode()}")
+        return elapsed, usage.ru_maxrss / 1024, out.read().decode()
+
+
+def best_of(command: list[str], repeat: int) -> dict:
+    """A fresh process ``repeat`` times, after one untimed warm-up (so every timed run finds the
+    files in the page cache): best and median wall time, and the largest peak RSS."""
+    once(command)
+    runs = [once(command) for _ in range(repeat)]
+    times = [r[0] for r in runs]
+    return {
+        "best": min(times),
+        "median": statistics.median(times),
+        "peak_mb": max(r[1] for r in runs),
+        "out": runs[0][2],
+    }
+
+
+def labeler_eval(qrels: Path, run: Path, metrics: str, ks: str = "10", *extra: str) -> list[str]:
+    return [
+        sys.executable, "-m", "labeler", "eval", "--qrels", str(qrels), "--run", str(run),
+        "--metrics", metrics, "-k", ks, *extra,
+    ]  # fmt: skip
+
+
+def pytrec(qrels: Path, run: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-c", PYTREC_SCRIPT, str(qrels), str(run), *extra]
+
+
+def agreement(qrels: Path, run: Path, folder: Path) -> str:
+    """Our per-question values against pytrec_eval's, on the four metrics."""
+    ours_file, theirs_file = folder / "ours.csv", folder / "theirs.json"
+    per_question = ("--per-question", str(ours_file), "--format", "json")
+    subprocess.run(labeler_eval(qrels, run, FOUR, "10", *per_question), check=True, cwd=REPO,
+                   capture_output=True)  # fmt: skip
+    subprocess.run(pytrec(qrels, run, str(theirs_file)), check=True, capture_output=True)
+    theirs = json.loads(theirs_file.read_text())
+    worst, compared = 0.0, 0
+    with ours_file.open() as handle:
+        for row in csv.DictReader(handle):
+            value = theirs[row["question"]][PYTREC_NAMES[row["metric"]]]
+            worst = max(worst, abs(float(row["value"]) - value))
+            compared += 1
+    expected = len(theirs) * len(PYTREC_NAMES)
+    verdict = "agree" if worst < 1e-9 and compared == expected else "DISAGREE"
+    return f"{verdict}: {compared:,} per-question values compared, largest difference {worst:.1e}"
+
+
+def verdict(ok: bool) -> str:
+    return "PASS" if ok else "MISS"
+
+
+def show(label: str, figures: dict, note: str = "") -> None:
+    print(
+        f"  {label:<15} best {figures['best']:.2f} s  median {figures['median']:.2f} s"
+        f"  peak {figures['peak_mb']:.0f} MB{note}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--questions", type=int, default=10_000)
+    parser.add_argument("--results", type=int, default=100)
+    parser.add_argument("--large-questions", type=int, default=100_000)
+    parser.add_argument("--no-large", action="store_true", help="skip the 100,000-question run")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--workdir", type=Path, default=None, help="keep generated files here")
+    parser.add_argument("--generate", nargs=4, metavar=("N", "RESULTS", "SEED", "DIR"),
+                        help=argparse.SUPPRESS)  # fmt: skip
+    args = parser.parse_args()
+    if args.generate:
+        n, results, seed, where = args.generate
+        generate(Path(where), int(n), int(results), int(seed))
+        return
+
+    folder = args.workdir or Path(tempfile.mkdtemp(prefix="bench-eval-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    # An installed package has its bytecode compiled; a checkout run with
+    # PYTHONDONTWRITEBYTECODE=1 would otherwise compile every module on every start.
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "labeler")], check=True)
+    load = os.getloadavg()
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load average {load[0]:.2f}"
+          f" (other processes share the machine), files in {folder}")  # fmt: skip
+    qrels, run = generated(folder, args.questions, args.results, args.seed)
+    lines = sum(1 for _ in run.open())
+
+    print(f"\n{args.questions:,} questions x {args.results} results ({lines:,} run lines), {FOUR}")
+    ours = best_of(labeler_eval(qrels, run, FOUR), args.repeat)
+    theirs = best_of(pytrec(qrels, run), args.repeat)
+    show("labeler eval", ours)
+    show("pytrec_eval", theirs, " (reads the files into dicts, then evaluates)")
+    print(
+        f"  ratio           pytrec_eval / labeler eval = {theirs['best'] / ours['best']:.1f}x"
+        f" (best), {theirs['median'] / ours['median']:.1f}x (median)"
+    )
+    trec_eval = shutil.which("trec_eval")
+    if trec_eval:
+        measures = ["-m", "ndcg_cut.10", "-m", "map", "-m", "recip_rank", "-m", "recall.100"]
+        show("trec_eval (C)", best_of([trec_eval, *measures, str(qrels), str(run)], args.repeat))
+    else:
+        print("  trec_eval (C)   not installed here")
+    print(f"  values          {agreement(qrels, run, folder)}")
+    target = ours["median"] < 1.0
+    print(f"  target < 1.0 s at {args.questions:,} questions: {verdict(target)}")
+
+    every = best_of(labeler_eval(qrels, run, ALL, ALL_KS), args.repeat)
+    print(f"\nevery metric at k = {ALL_KS} ({len(parse_metrics(ALL, ALL_KS))} figures)")
+    show("labeler eval", every)
+    ratio = every["median"] / ours["median"]
+    print(f"  target < 2x the four: {verdict(ratio < 2)} ({ratio:.2f}x)")
+
+    scored = best_of(labeler_eval(qrels, run, FOUR, "10", "--order", "score"), args.repeat)
+    print("\n--order score (ranked by score, ties by chunk id, as trec_eval)")
+    show("labeler eval", scored)
+
+    if not args.no_large:
+        big_qrels, big_run = generated(folder, args.large_questions, args.results, args.seed)
+        print(f"\n{args.large_questions:,} questions x {args.results} results, {FOUR}")
+        big = best_of(labeler_eval(big_qrels, big_run, FOUR), max(1, args.repeat // 2))
+        big_theirs = best_of(pytrec(big_qrels, big_run), 1)
+        show("labeler eval", big)
+        show("pytrec_eval", big_theirs)
+        print(f"  ratio           {big_theirs['median'] / big['median']:.1f}x")
+        ok = big["median"] < 10 and big["peak_mb"] < 2048
+        print(f"  target < 10 s and < 2 GB: {verdict(ok)}")
+    print(f"\nlabeler eval's table for the {args.questions:,}-question run:\n{ours['out']}")
+
+
+if __name__ == "__main__":
+    main()
