@@ -314,12 +314,26 @@ def test_converting_into_the_version_folder_is_refused(version: Path) -> None:
         convert(version, "xml", out=version.parent / "x")
 
 
+def test_several_formats_share_one_folder_and_one_read(version: Path, tmp_path: Path) -> None:
+    paths = convert(version, ["csv", "trec"], out=tmp_path / "two")
+    assert [p.name for p in paths] == ["qrels.txt", "labels.csv"]  # registry order
+    every = convert(version, "all", out=tmp_path / "all")
+    names = [p.relative_to(tmp_path / "all").as_posix() for p in every]
+    assert len(names) == len(set(names)) == 8  # 1 + 3 + 2 + 1 + 1
+    for fmt in FORMATS:
+        alone = convert(version, fmt, out=tmp_path / f"alone-{fmt}")
+        for path in alone:
+            relative = path.relative_to(tmp_path / f"alone-{fmt}")
+            assert (tmp_path / "all" / relative).read_bytes() == path.read_bytes()
+
+
 def test_the_default_folder_is_named_for_version_and_format(
     version: Path, tmp_path: Path, monkeypatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
     [path] = convert(version, "trec")
     assert path == Path("orders-v3-trec") / "qrels.txt"
+    assert convert(version, ["trec", "csv"])[0] == Path("orders-v3-formats") / "qrels.txt"
 
 
 # the tools themselves, where they are installed ---------------------------------------------

@@ -13,7 +13,7 @@ from labeler.exporters.layout import (
     QuestionEntry,
     changed_files,
     check_name,
-    check_trec_id,
+    check_trec_ids,
     content_hash,
     file_digests,
     manifest_bytes,
@@ -166,9 +166,13 @@ def test_bad_names(name: str) -> None:
 
 
 def test_trec_ids_cannot_hold_whitespace() -> None:
-    check_trec_id("q-1", "question")
-    with pytest.raises(LabelerError, match="holds whitespace"):
-        check_trec_id("q 1", "question")
+    check_trec_ids(["q-1", "q-2"], "question")
+    with pytest.raises(LabelerError, match="'q 1' is empty or holds whitespace"):
+        check_trec_ids(["q-1", "q 1"], "question")
+    with pytest.raises(LabelerError, match=r"'q\\u2003' is empty"):
+        check_trec_ids(["q\u2003"], "question")  # an em space is whitespace too
+    with pytest.raises(LabelerError, match="'' is empty"):
+        check_trec_ids(["a", ""], "chunk")
 
 
 def test_only_v_number_folders_are_versions(tmp_path: Path) -> None:

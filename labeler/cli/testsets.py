@@ -168,7 +168,7 @@ def export_cmd(
     )
     click.echo(
         f"  qrels: {counts['qrels']} (grade {_grades(counts)}) over {counts['chunks']} chunks,"
-        f" {counts['reviewers']} reviewers"
+        f" {counts['reviewers']} reviewer{'' if counts['reviewers'] == 1 else 's'}"
     )
     click.echo(f"  content hash: {data['content_hash']}")
     changes = _changes(data["changes"], data["parent"])
@@ -294,8 +294,10 @@ def diff_cmd(name: str, old: str, new: str, out: str, fmt: str) -> None:
 
 
 CONVERT_HELP = (
-    "Write VERSION (a version folder) in another tool's format; never from the live database."
-    "\n\nThe version is checked against its content hash first.\n\n\b\nFormats:\n"
+    "Write VERSION (a version folder) in other tools' formats; never from the live database."
+    "\n\nThe version is checked against its content hash first. Repeat --to for several"
+    " formats, or --to all: their files share the --out folder (their names never collide)."
+    "\n\n\b\nFormats:\n"
     + "\n".join(f"    {f.name:<9} {f.files} ({f.consumer})" for f in FORMATS.values())
     + "\n\n\b\nExample:\n    labeler convert exports/orders-faq/v2 --to ragas --out ragas/"
 )
@@ -304,13 +306,18 @@ CONVERT_HELP = (
 @main.command("convert", help=CONVERT_HELP)
 @click.argument("version", type=click.Path(file_okay=False))
 @click.option(
-    "--to", "fmt", type=click.Choice(list(FORMATS)), required=True, help="Format to write."
+    "--to",
+    "formats",
+    type=click.Choice([*FORMATS, "all"]),
+    multiple=True,
+    required=True,
+    help="Format to write (repeatable; all: every format).",
 )
 @click.option(
     "--out",
     default=None,
     type=click.Path(file_okay=False),
-    help="Folder to write into (default: ./<name>-v<N>-<format>).",
+    help="Folder to write into (default: ./<name>-v<N>-<format>, or -formats for several).",
 )
 @click.option(
     "--min-grade",
@@ -318,10 +325,12 @@ CONVERT_HELP = (
     default=None,
     help="Grade from which a chunk is a reference context (default: the version's).",
 )
-def convert_cmd(version: str, fmt: str, out: str | None, min_grade: int | None) -> None:
+def convert_cmd(
+    version: str, formats: tuple[str, ...], out: str | None, min_grade: int | None
+) -> None:
     from labeler.exporters.convert import convert
 
-    for path in convert(version, fmt, out=out, min_grade=min_grade):
+    for path in convert(version, formats, out=out, min_grade=min_grade):
         click.echo(str(path))
 
 

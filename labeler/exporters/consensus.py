@@ -140,6 +140,9 @@ def consensus(
         settled_here: dict[str, int] = {}
         for chunk_id in sorted(chunks):
             given = chunks[chunk_id]
+            if len(given) == 1 and not markers and (question_id, chunk_id) not in adjudications:
+                settled_here[chunk_id] = next(iter(given.values()))  # one reviewer: no vote
+                continue
             votes = [(r, g, "grade") for r, g in sorted(given.items())]
             votes += [(r, IMPLIED_BY_MARK, "unanswerable") for r in sorted(markers - set(given))]
             values = sorted({g for _, g, _ in votes})

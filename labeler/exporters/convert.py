@@ -7,7 +7,7 @@ has been read and checked against its hash, and an output folder; it returns the
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,32 +75,47 @@ def formats_table() -> str:
     return "\n".join(lines)
 
 
-def default_out(version: Version, fmt: str) -> Path:
-    return Path(f"{version.name}-v{version.number}-{fmt}")
+ALL = "all"
+
+
+def formats_wanted(fmt: str | Sequence[str]) -> list[str]:
+    """The format names asked for, in registry order; "all" is every format."""
+    asked = [fmt] if isinstance(fmt, str) else list(fmt)
+    if ALL in asked:
+        return list(FORMATS)
+    unknown = [f for f in asked if f not in FORMATS]
+    if unknown or not asked:
+        msg = f"unknown format {(unknown or [''])[0]!r}; choose from: {', '.join(FORMATS)}, {ALL}"
+        raise LabelerError(msg, field="to")
+    return [f for f in FORMATS if f in asked]
+
+
+def default_out(version: Version, formats: Sequence[str]) -> Path:
+    suffix = formats[0] if len(formats) == 1 else "formats"
+    return Path(f"{version.name}-v{version.number}-{suffix}")
 
 
 def convert(
     version_dir: str | Path,
-    fmt: str,
+    fmt: str | Sequence[str],
     *,
     out: str | Path | None = None,
     min_grade: int | None = None,
 ) -> list[Path]:
-    """Write version ``version_dir`` in format ``fmt`` into ``out``; returns the files written.
+    """Write version ``version_dir`` in one format, several, or "all", into ``out``; returns
+    the files written. The formats' file names never collide, so several share one folder,
+    and the version is read (and checked) once for all of them.
 
     The version is checked against its hash first: a modified version is not converted.
     ``min_grade`` (default: the manifest's) is the grade from which a chunk is a reference
     context in the Ragas and DeepEval formats.
     """
-    known = FORMATS
-    if fmt not in known:
-        msg = f"unknown format {fmt!r}; choose one of: {', '.join(known)}"
-        raise LabelerError(msg, field="to")
+    wanted = formats_wanted(fmt)
     version = read_version(version_dir)
     grade = version.min_grade if min_grade is None else min_grade
     if grade not in (1, 2):
         raise LabelerError(f"expected 1 or 2, got {grade!r}", field="min-grade")
-    target = Path(out) if out is not None else default_out(version, fmt)
+    target = Path(out) if out is not None else default_out(version, wanted)
     if target.resolve() == version.path.resolve() or version.path.resolve() in (
         target.resolve().parents
     ):
@@ -108,13 +123,15 @@ def convert(
         raise LabelerError(msg, path=target)
     if target.exists() and not target.is_dir():
         raise LabelerError("exists and is not a folder", path=target)
-    return known[fmt].write(version, target, grade)
+    return [path for name in wanted for path in FORMATS[name].write(version, target, grade)]
 
 
 __all__ = [
+    "ALL",
     "FORMATS",
     "ExportFormat",
     "convert",
     "default_out",
     "formats_table",
+    "formats_wanted",
 ]

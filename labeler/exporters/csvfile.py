@@ -11,12 +11,10 @@ leading ``'``, so a spreadsheet never runs text from a chunk as a formula (CSV i
 
 from __future__ import annotations
 
-import csv
-import io
 from pathlib import Path
 
 from labeler.exporters.layout import Version
-from labeler.exporters.writing import write_text
+from labeler.exporters.writing import csv_cell, csv_line, write_text
 
 FILE = "labels.csv"
 COLUMNS = (
@@ -44,26 +42,33 @@ def unescape_cell(value: str) -> str:
 
 def write(version: Version, out: Path, min_grade: int) -> list[Path]:
     content = version.content
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(COLUMNS)
+    lines = [csv_line(COLUMNS)]
+    # A question's cells repeat on each of its rows, a chunk's on every row naming it: escape
+    # and quote each once.
+    tails: dict[str, tuple[str, str, str, str]] = {}
     for question_id in sorted(content.questions):
         question = content.questions[question_id]
-        head = [
-            question.id,
-            question.question,
-            question.reference_answer or "",
-            "|".join(question.tags),
-            "true" if question.unanswerable else "false",
-        ]
+        head = csv_line(
+            csv_cell(escape_cell(v))
+            for v in (
+                question.id,
+                question.question,
+                question.reference_answer or "",
+                "|".join(question.tags),
+                "true" if question.unanswerable else "false",
+            )
+        )[:-1]
         judged = sorted(content.qrels.get(question_id, {}).items())
         if not judged:
-            writer.writerow([escape_cell(v) for v in [*head, "", "", "", "", ""]])
+            lines.append(head + ",,,,,\n")
         for chunk_id, grade in judged:
-            chunk = content.chunks[chunk_id]
-            tail = [chunk_id, str(grade), chunk.doc_id or "", chunk.title or "", chunk.text]
-            writer.writerow([escape_cell(v) for v in [*head, *tail]])
-    return [write_text(out / FILE, buffer.getvalue(), bom=True)]
+            tail = tails.get(chunk_id)
+            if tail is None:
+                chunk = content.chunks[chunk_id]
+                cells = (chunk_id, chunk.doc_id or "", chunk.title or "", chunk.text)
+                tail = tails[chunk_id] = tuple(csv_cell(escape_cell(v)) for v in cells)
+            lines.append(f"{head},{tail[0]},{grade},{tail[1]},{tail[2]},{tail[3]}\n")
+    return [write_text(out / FILE, "".join(lines), bom=True)]
 
 
 __all__ = ["COLUMNS", "FILE", "escape_cell", "unescape_cell", "write"]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -129,13 +129,20 @@ def version_dirs(out: str | Path, name: str) -> list[tuple[int, Path]]:
 # writing ------------------------------------------------------------------------------------
 
 
-def _json_line(record: dict) -> str:
-    # ensure_ascii=False keeps text readable; the three line separators json leaves raw are
-    # escaped so that no reader splitting on Unicode line breaks can cut a record in two.
-    text = json.dumps(record, ensure_ascii=False, sort_keys=True)
-    for raw in ("\u2028", "\u2029", "\x85"):
-        text = text.replace(raw, f"\\u{ord(raw):04x}")
-    return text + "\n"
+_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
+_RAW_SEPARATORS = re.compile("[\u2028\u2029\x85]")
+
+
+def _json_lines(records: Iterable[dict]) -> str:
+    """One JSON object per line, keys sorted, text readable (not \\u-escaped), except the three
+    line separators json leaves raw: escaped, so no reader splitting on Unicode line breaks can
+    cut a record in two. (They can only occur inside JSON strings, so one pass over the whole
+    text is enough.)"""
+    encode = _ENCODER.encode
+    text = "".join([encode(record) + "\n" for record in records])
+    if _RAW_SEPARATORS.search(text):
+        text = _RAW_SEPARATORS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return text
 
 
 def question_record(question: QuestionEntry) -> dict:
@@ -152,20 +159,24 @@ def chunk_record(chunk: ChunkEntry) -> dict:
     return {"id": chunk.id, "doc_id": chunk.doc_id, "title": chunk.title, "text": chunk.text}
 
 
-def check_trec_id(value: str, what: str) -> None:
+def check_trec_ids(values: Iterable[str], what: str) -> None:
     """TREC files separate columns by whitespace: an id holding any cannot be written there."""
-    if not value or _WHITESPACE.search(value):
-        msg = f"{what} id {value!r} is empty or holds whitespace, which TREC qrels cannot carry"
+    values = list(values)
+    # One scan over all the ids (joined by a character that is not whitespace) finds the rare
+    # bad one faster than a scan per id.
+    if "" in values or _WHITESPACE.search("\x00".join(values)):
+        bad = next(v for v in values if not v or _WHITESPACE.search(v))
+        msg = f"{what} id {bad!r} is empty or holds whitespace, which TREC qrels cannot carry"
         raise LabelerError(msg, field=f"{what}_id")
 
 
 def serialise(content: Content) -> dict[str, bytes]:
     """The bytes of the three content files: one canonical form for one content."""
-    questions = "".join(
-        _json_line(question_record(content.questions[q])) for q in sorted(content.questions)
+    questions = _json_lines(
+        question_record(content.questions[q]) for q in sorted(content.questions)
     )
-    qrels = "".join(f"{q}\t0\t{c}\t{g}\n" for q, c, g in content.qrels_lines())
-    chunks = "".join(_json_line(chunk_record(content.chunks[c])) for c in sorted(content.chunks))
+    qrels = "".join([f"{q}\t0\t{c}\t{g}\n" for q, c, g in content.qrels_lines()])
+    chunks = _json_lines(chunk_record(content.chunks[c]) for c in sorted(content.chunks))
     return {
         QUESTIONS: questions.encode("utf-8"),
         QRELS: qrels.encode("utf-8"),
@@ -242,26 +253,40 @@ def changed_files(folder: Path, manifest: dict) -> list[str]:
     return named or [MANIFEST + " (content_hash)"]
 
 
-def _lines(path: Path, data: bytes) -> Iterator[tuple[int, str]]:
+def _lines(path: Path, data: bytes) -> list[tuple[int, str]]:
+    """(line number, text) of the file's non-blank lines."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise LabelerError(f"not valid UTF-8 at byte {error.start}", path=path) from None
-    for number, line in enumerate(text.split("\n"), start=1):
-        if line.strip():
-            yield number, line.rstrip("\r")
+    return [
+        (number, line.rstrip("\r"))
+        for number, line in enumerate(text.split("\n"), start=1)
+        if line and not line.isspace()
+    ]
 
 
-def _json_records(path: Path, data: bytes) -> Iterator[tuple[int, dict]]:
-    for number, line in _lines(path, data):
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            msg = f"not valid JSON: {error.msg} at column {error.colno}"
-            raise LabelerError(msg, path=path, line=number) from None
-        if not isinstance(record, dict):
+def _json_records(path: Path, data: bytes) -> list[tuple[int, dict]]:
+    """(line number, object) of a JSONL file. Parsed in one call when the file is well formed
+    (fast); line by line, to name the bad line, when it is not."""
+    lines = _lines(path, data)
+    try:
+        records = json.loads("[" + ",".join(text for _, text in lines) + "]")
+    except json.JSONDecodeError:
+        records = None
+    if records is None or len(records) != len(lines):
+        records = []
+        for number, text in lines:
+            try:
+                records.append(json.loads(text))
+            except json.JSONDecodeError as error:
+                msg = f"not valid JSON: {error.msg} at column {error.colno}"
+                raise LabelerError(msg, path=path, line=number) from None
+    numbered = list(zip((n for n, _ in lines), records, strict=True))
+    for number, record in numbered:
+        if type(record) is not dict:
             raise LabelerError("expected a JSON object", path=path, line=number)
-        yield number, record
+    return numbered
 
 
 def _text(record: dict, key: str, *, path: Path, line: int, optional: bool = False) -> str | None:
@@ -271,6 +296,14 @@ def _text(record: dict, key: str, *, path: Path, line: int, optional: bool = Fal
     if not isinstance(value, str) or (not optional and not value):
         raise LabelerError("missing, empty or not text", path=path, line=line, field=key)
     return value
+
+
+def _is_text(value: object) -> bool:
+    return type(value) is str and bool(value)
+
+
+def _is_optional_text(value: object) -> bool:
+    return value is None or type(value) is str
 
 
 def parse_questions(path: Path, data: bytes) -> dict[str, QuestionEntry]:
@@ -296,38 +329,50 @@ def parse_questions(path: Path, data: bytes) -> dict[str, QuestionEntry]:
     return questions
 
 
+_GRADES = {"0": 0, "1": 1, "2": 2}
+
+
 def parse_qrels(path: Path, data: bytes) -> dict[str, dict[str, int]]:
     qrels: dict[str, dict[str, int]] = {}
+    grades = _GRADES
     for line, text in _lines(path, data):
         columns = text.split()
         if len(columns) != 4:
             msg = f"expected 4 columns (question-id 0 chunk-id grade), got {len(columns)}"
             raise LabelerError(msg, path=path, line=line)
         question_id, _, chunk_id, grade = columns
-        if grade not in ("0", "1", "2"):
+        value = grades.get(grade)
+        if value is None:
             msg = f"expected 0, 1 or 2, got {grade!r}"
             raise LabelerError(msg, path=path, line=line, field="grade")
-        judged = qrels.setdefault(question_id, {})
-        if chunk_id in judged:
+        judged = qrels.get(question_id)
+        if judged is None:
+            judged = qrels[question_id] = {}
+        elif chunk_id in judged:
             msg = f"chunk {chunk_id!r} is judged twice for question {question_id!r}"
             raise LabelerError(msg, path=path, line=line, field="chunk_id")
-        judged[chunk_id] = int(grade)
+        judged[chunk_id] = value
     return qrels
 
 
 def parse_chunks(path: Path, data: bytes) -> dict[str, ChunkEntry]:
     chunks: dict[str, ChunkEntry] = {}
     for line, record in _json_records(path, data):
-        chunk_id = _text(record, "id", path=path, line=line)
+        chunk_id, text = record.get("id"), record.get("text")
+        doc_id, title = record.get("doc_id"), record.get("title")
+        if not (
+            _is_text(chunk_id)
+            and _is_text(text)
+            and _is_optional_text(doc_id)
+            and _is_optional_text(title)
+        ):
+            for key, optional in (("id", False), ("text", False), ("doc_id", True)):
+                _text(record, key, path=path, line=line, optional=optional)
+            _text(record, "title", path=path, line=line, optional=True)
         if chunk_id in chunks:
             msg = f"chunk id {chunk_id!r} appears twice"
             raise LabelerError(msg, path=path, line=line, field="id")
-        chunks[chunk_id] = ChunkEntry(
-            id=chunk_id,
-            text=_text(record, "text", path=path, line=line),
-            doc_id=_text(record, "doc_id", path=path, line=line, optional=True),
-            title=_text(record, "title", path=path, line=line, optional=True),
-        )
+        chunks[chunk_id] = ChunkEntry(id=chunk_id, text=text, doc_id=doc_id, title=title)
     return chunks
 
 
@@ -344,7 +389,7 @@ def parse_content(folder: Path, files: Mapping[str, bytes]) -> Content:
         if questions[question_id].unanswerable:
             msg = f"question {question_id!r} is flagged unanswerable but has qrels lines"
             raise LabelerError(msg, path=folder / QRELS, field="question_id")
-        missing = sorted(set(judged) - set(chunks))
+        missing = sorted(c for c in judged if c not in chunks)
         if missing:
             msg = f"qrels name chunk {missing[0]!r}, which chunks.jsonl does not hold"
             raise LabelerError(msg, path=folder / QRELS, field="chunk_id")
@@ -387,7 +432,7 @@ __all__ = [
     "Version",
     "changed_files",
     "check_name",
-    "check_trec_id",
+    "check_trec_ids",
     "content_hash",
     "file_digests",
     "manifest_bytes",

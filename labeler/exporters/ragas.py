@@ -12,13 +12,11 @@ CSV, list columns hold JSON arrays (also valid Python literals, as Ragas' own CS
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from pathlib import Path
 
 from labeler.exporters.layout import Version
-from labeler.exporters.writing import relevant_chunks, write_text
+from labeler.exporters.writing import csv_cell, csv_line, relevant_chunks, write_text
 
 JSONL = "ragas.jsonl"
 CSV = "ragas.csv"
@@ -48,22 +46,18 @@ def samples(version: Version, min_grade: int) -> list[dict]:
 
 
 def write(version: Version, out: Path, min_grade: int) -> list[Path]:
-    rows = samples(version, min_grade)
-    jsonl = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(COLUMNS)
-    for row in rows:
-        writer.writerow(
-            [
-                row["user_input"],
-                row.get("reference", ""),
-                json.dumps(row["reference_contexts"], ensure_ascii=False),
-                json.dumps(row["reference_context_ids"], ensure_ascii=False),
-                row["synthesizer_name"],
-            ]
+    jsonl, table = [], [csv_line(COLUMNS)]
+    for row in samples(version, min_grade):
+        jsonl.append(json.dumps(row, ensure_ascii=False) + "\n")
+        cells = (
+            row["user_input"],
+            row.get("reference", ""),
+            json.dumps(row["reference_contexts"], ensure_ascii=False),
+            json.dumps(row["reference_context_ids"], ensure_ascii=False),
+            row["synthesizer_name"],
         )
-    return [write_text(out / JSONL, jsonl), write_text(out / CSV, buffer.getvalue())]
+        table.append(csv_line(csv_cell(c) for c in cells))
+    return [write_text(out / JSONL, "".join(jsonl)), write_text(out / CSV, "".join(table))]
 
 
 __all__ = ["COLUMNS", "CSV", "JSONL", "samples", "write"]

@@ -36,7 +36,7 @@ from labeler.exporters.layout import (
     Content,
     QuestionEntry,
     check_name,
-    check_trec_id,
+    check_trec_ids,
     content_hash,
     file_digests,
     manifest_bytes,
@@ -207,17 +207,15 @@ def _content(
                 missing += 1
         if judged:
             qrels[question_id] = judged
-    for question_id, judged in qrels.items():
-        check_trec_id(question_id, "question")
-        for chunk_id in judged:
-            check_trec_id(chunk_id, "chunk")
     used = {c for judged in qrels.values() for c in judged}
+    check_trec_ids(qrels, "question")
+    check_trec_ids(used, "chunk")
     content = Content(questions=entries, qrels=qrels, chunks={c: chunks[c] for c in sorted(used)})
     return content, missing
 
 
 def _counts(content: Content, agreed: Consensus, min_grade: int) -> dict[str, object]:
-    per_grade = Counter(grade for _, _, grade in content.qrels_lines())
+    per_grade = Counter(g for judged in content.qrels.values() for g in judged.values())
     unanswerable = sum(1 for q in content.questions.values() if q.unanswerable)
     return {
         "questions": len(content.questions),
@@ -257,8 +255,9 @@ def plan_export(
 
     with store.snapshot():
         questions = store.judged_questions(chunking, selection.statuses())
-        labels = list(store.chunking_labels(chunking, selection.statuses()))
-        marks = store.unanswerable_marks(chunking)
+        judged = {q["id"] for q in questions}
+        labels = [row for row in store.chunking_labels(chunking) if row[0] in judged]
+        marks = [row for row in store.unanswerable_marks(chunking) if row[0] in judged]
         adjudications = store.adjudications(chunking)
         ids = _selected(questions, labels, marks, selection)
         agreed = consensus(

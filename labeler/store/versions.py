@@ -58,17 +58,18 @@ class VersionStore(StoreBase):
             row["tags"] = json.loads(row["tags"])
         return rows
 
-    def chunking_labels(
-        self, chunking: str, statuses: Sequence[str]
-    ) -> Iterator[tuple[str, str, str, int]]:
-        """(question, chunk, reviewer, grade) of every label in the chunking on a question in
-        ``statuses``, streamed."""
-        yield from self.conn.execute(
-            "SELECT l.question_id, l.chunk_id, l.reviewer, l.grade FROM labels l"
-            " JOIN questions q ON q.id = l.question_id"
-            " WHERE l.chunking = ? AND q.review_status IN (SELECT value FROM json_each(?))",
-            (chunking, json.dumps(list(statuses))),
+    def chunking_labels(self, chunking: str) -> Iterator[tuple[str, str, str, int]]:
+        """(question, chunk, reviewer, grade) of every label in the chunking, streamed.
+
+        Unfiltered on purpose: the caller already knows which questions it wants, and a join
+        with the questions would cost more than the labels it saves.
+        """
+        cursor = self.conn.execute(
+            "SELECT question_id, chunk_id, reviewer, grade FROM labels WHERE chunking = ?",
+            (chunking,),
         )
+        while rows := cursor.fetchmany(50_000):
+            yield from rows
 
     def unanswerable_marks(self, chunking: str) -> list[tuple[str, str]]:
         """(question, reviewer) for every reviewer who marked a question unanswerable."""

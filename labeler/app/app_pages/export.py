@@ -109,7 +109,8 @@ def show_summary(data: dict) -> None:
             f" {summary['labels_regraded']} regraded"
         )
         if data["changes_rows"]:
-            st.dataframe(data["changes_rows"], hide_index=True, key="export_changes_table")
+            with st.container(key="export_changes"):
+                st.dataframe(data["changes_rows"], hide_index=True)
 
 
 def remember_plan(name: str, selection: Selection) -> None:
@@ -176,7 +177,8 @@ def show_last(name: str, selection: Selection) -> None:
             f"{len(last['disagreements'])} disagreement(s) between reviewers. Settle them with"
             " `labeler adjudicate`, or choose how to settle them above."
         )
-        st.dataframe(last["disagreements"], hide_index=True, key="export_disagreements")
+        with st.container(key="export_disagreements"):
+            st.dataframe(last["disagreements"], hide_index=True)
         return
     elif last["existing"] is not None:
         st.info(f"Nothing to write: v{last['existing']} already holds this content.")
@@ -199,24 +201,24 @@ def history() -> None:
             "Changed after export (a version must never change; restore from version control): "
             + ", ".join(f"v{i.number}" for i in broken)
         )
-    st.dataframe(
-        [
-            {
-                "version": f"v{i.number}",
-                "created": (i.manifest or {}).get("created", ""),
-                "parent": (i.manifest or {}).get("parent"),
-                "questions": ((i.manifest or {}).get("counts") or {}).get("questions"),
-                "unanswerable": ((i.manifest or {}).get("counts") or {}).get("unanswerable"),
-                "qrels": ((i.manifest or {}).get("counts") or {}).get("qrels"),
-                "policy": (i.manifest or {}).get("policy"),
-                "content hash": (i.manifest or {}).get("content_hash"),
-                "status": i.status(),
-            }
-            for i in reversed(infos)
-        ],
-        hide_index=True,
-        key="export_history_table",
-    )
+    with st.container(key="export_history"):
+        st.dataframe(
+            [
+                {
+                    "version": f"v{i.number}",
+                    "created": (i.manifest or {}).get("created", ""),
+                    "parent": (i.manifest or {}).get("parent"),
+                    "questions": ((i.manifest or {}).get("counts") or {}).get("questions"),
+                    "unanswerable": ((i.manifest or {}).get("counts") or {}).get("unanswerable"),
+                    "qrels": ((i.manifest or {}).get("counts") or {}).get("qrels"),
+                    "policy": (i.manifest or {}).get("policy"),
+                    "content hash": (i.manifest or {}).get("content_hash"),
+                    "status": i.status(),
+                }
+                for i in reversed(infos)
+            ],
+            hide_index=True,
+        )
     numbers = [i.number for i in reversed(infos)]
     compare(name, numbers, {i.number: i.path for i in infos})
     download(name, numbers, {i.number: i.path for i in infos})
@@ -247,7 +249,8 @@ def compare(name: str, numbers: list[int], paths: dict[int, Path]) -> None:
         if diff.empty:
             st.caption("No differences.")
         else:
-            st.dataframe(change_rows(diff), hide_index=True, key="export_diff_table")
+            with st.container(key="export_diff"):
+                st.dataframe(change_rows(diff), hide_index=True)
         if diff.chunks_changed:
             st.caption("Chunks whose text, title or document changed:")
             st.text(", ".join(diff.chunks_changed))

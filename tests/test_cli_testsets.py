@@ -1,0 +1,204 @@
+"""The test-set commands through click: output, --format json, exit codes."""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from labeler.cli import main
+from labeler.store import Store
+
+FORMATS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "formats"
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+@pytest.fixture
+def project(loaded: Store, tmp_path: Path, monkeypatch) -> Path:
+    """A graded database, the working directory in tmp_path (so exports/ lands there)."""
+    loaded.set_grade("q1", "default", "rate-limits", "ana", 2)
+    loaded.set_grade("q1", "default", "error-codes", "ana", 1)
+    loaded.set_grade("q2", "default", "pagination", "ana", 2)
+    loaded.set_mark("q3", "default", "ana", mark="unanswerable", value=True)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LABELER_DB", str(loaded.path))
+    return tmp_path
+
+
+def test_export_then_again(project: Path) -> None:
+    result = run("export", "orders")
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert lines[0] == "Created exports/orders/v1 (first version, chunking 'default')"
+    assert lines[1] == "  questions: 3 (2 answerable, 1 unanswerable)"
+    assert lines[2] == "  qrels: 3 (grade 0: 0, 1: 1, 2: 2) over 3 chunks, 1 reviewer"
+    assert lines[3].startswith("  content hash: sha256:")
+    again = run("export", "orders")
+    assert again.output.startswith("Unchanged: v1 already holds this content (sha256:")
+    assert sorted(os.listdir(project / "exports" / "orders")) == ["v1"]
+
+
+def test_export_json_and_changes(project: Path, loaded: Store) -> None:
+    run("export", "orders")
+    loaded.set_grade("q1", "default", "error-codes", "ana", 2)
+    data = json.loads(run("export", "orders", "--format", "json").output)
+    assert (data["status"], data["version"], data["parent"]) == ("created", 2, 1)
+    assert data["changes"]["labels_regraded"] == 1
+    text = run("export", "orders", "--dry-run").output
+    assert text.startswith("Unchanged: v2 already holds")
+
+
+def test_export_lists_disagreements_and_exits_2(project: Path, loaded: Store) -> None:
+    loaded.set_grade("q1", "default", "rate-limits", "ben", 0)
+    result = CliRunner().invoke(main, ["export", "orders"])
+    assert result.exit_code == 2
+    assert "Disagreements (question / chunk: reviewer grade):" in result.output
+    assert "  q1 / rate-limits: ana 2, ben 0" in result.output
+    assert 'Error: field "policy": 1 disagreement(s)' in result.output
+    assert not (project / "exports").exists()
+    settled = run("export", "orders", "--policy", "max", "--format", "json")
+    assert json.loads(settled.output)["counts"]["settled_by_policy"] == 1
+
+
+def test_export_selection_options(project: Path) -> None:
+    data = json.loads(
+        run("export", "paging", "--tag", "paging", "--min-grade", "2", "--format", "json").output
+    )
+    assert data["counts"]["questions"] == 1
+    assert data["selection"] == {
+        "tags": ["paging"],
+        "min_reviewers": 1,
+        "review_status": ["accepted"],
+        "min_grade": 2,
+        "policy": None,
+    }
+    result = CliRunner().invoke(main, ["export", "none", "--min-reviewers", "2"])
+    assert result.exit_code == 2
+    assert "nothing to export" in result.output
+
+
+def test_versions_lists_and_fails_on_a_modified_version(project: Path, loaded: Store) -> None:
+    run("export", "orders")
+    loaded.set_grade("q2", "default", "webhooks", "ana", 0)
+    run("export", "orders")
+    lines = run("versions", "orders").output.splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith("v1 ")
+    assert lines[0].endswith("ok")
+    assert "3 questions (1 unanswerable)" in lines[1]
+    data = json.loads(run("versions", "orders", "--format", "json").output)
+    assert [(v["version"], v["intact"]) for v in data] == [(1, True), (2, True)]
+    qrels = project / "exports" / "orders" / "v1" / "qrels.tsv"
+    os.chmod(qrels, 0o644)
+    qrels.write_text("q1\t0\trate-limits\t1\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["versions", "orders"])
+    assert result.exit_code == 2
+    assert "MODIFIED: qrels.tsv" in result.output
+    assert "Error: exports/orders: 1 version(s) of 'orders' changed after export" in result.output
+    assert run("versions", "other").output.startswith("No versions of 'other' in exports")
+
+
+def test_diff_text_and_json(project: Path, loaded: Store) -> None:
+    run("export", "orders")
+    loaded.upsert_questions([{"id": "q2", "text": "How do I page?", "tags": ["api", "paging"]}])
+    loaded.set_grade("q1", "default", "error-codes", "ana", 0)
+    run("export", "orders")
+    text = run("diff", "orders", "v1", "latest").output
+    assert text.splitlines() == [
+        "orders v1 -> v2",
+        "questions: 0 added, 0 removed, 1 edited",
+        "labels: 0 added, 0 removed, 1 regraded",
+        "",
+        '~ q1 (relabelled) "How should a client retry after a 429 response?"',
+        "    error-codes: 1 -> 0 (regraded)",
+        '~ q2 (edited) "How do I page?"',
+        '    text: "How do I get the next page of orders?" -> "How do I page?"',
+    ]
+    data = json.loads(run("diff", "orders", "1", "2", "--format", "json").output)
+    assert (data["old"], data["new"]) == ("v1", "v2")
+    assert data["summary"]["questions_edited"] == 1
+    missing = CliRunner().invoke(main, ["diff", "orders", "v1", "v9"])
+    assert missing.exit_code == 2
+    assert "no version v9 of 'orders' (there are: v1, v2)" in missing.output
+
+
+def test_diff_escapes_control_characters(project: Path, loaded: Store) -> None:
+    run("export", "orders")
+    loaded.upsert_questions([{"id": "q1", "text": "Retry \x1b[31mred\x1b[0m?", "tags": ["api"]}])
+    run("export", "orders")
+    output = run("diff", "orders", "v1", "v2").output
+    assert "\x1b" not in output
+    assert "\\u001b[31mred" in output
+
+
+@pytest.mark.parametrize("fmt", ["trec", "beir", "ragas", "deepeval", "csv"])
+def test_convert_prints_the_files(project: Path, fmt: str) -> None:
+    run("export", "orders")
+    result = run("convert", "exports/orders/v1", "--to", fmt, "--out", f"out-{fmt}")
+    assert result.exit_code == 0
+    for line in result.output.splitlines():
+        assert line.startswith(f"out-{fmt}/")
+        assert (project / line).is_file()
+
+
+def test_convert_refuses_an_unknown_format(project: Path) -> None:
+    run("export", "orders")
+    result = CliRunner().invoke(main, ["convert", "exports/orders/v1", "--to", "xml"])
+    assert result.exit_code == 2
+    assert "'xml' is not one of 'trec', 'beir', 'ragas', 'deepeval', 'csv', 'all'" in result.output
+    every = run("convert", "exports/orders/v1", "--to", "all", "--out", "every")
+    assert len(every.output.splitlines()) == 8
+
+
+def test_adjudicate_then_export(project: Path, loaded: Store) -> None:
+    loaded.set_grade("q1", "default", "rate-limits", "ben", 0)
+    result = run("adjudicate", "q1", "rate-limits", "1", "--reviewer", "lead", "--note", "partly")
+    assert result.output == "Adjudicated q1 / rate-limits: none -> 1\n"
+    data = json.loads(run("export", "orders", "--format", "json").output)
+    assert data["counts"]["adjudicated"] == 1
+    assert run("adjudicate", "q1", "rate-limits", "clear", "--reviewer", "lead").output == (
+        "Adjudicated q1 / rate-limits: 1 -> none\n"
+    )
+    unknown = CliRunner().invoke(main, ["adjudicate", "q9", "rate-limits", "1", "--reviewer", "x"])
+    assert unknown.exit_code == 2
+    assert "unknown question 'q9'" in unknown.output
+
+
+def test_import_testset_round_trip(project: Path, tmp_path: Path) -> None:
+    first = json.loads(run("export", "orders", "--format", "json").output)
+    db = str(tmp_path / "fresh.db")
+    result = run("import", "testset", "exports/orders/v1", "--db", db)
+    assert result.output.splitlines()[0] == (
+        "Imported a version into chunking 'default' as reviewer 'testset:orders@v1'"
+    )
+    again = run("export", "orders", "--db", db, "--out", "again", "--format", "json")
+    assert json.loads(again.output)["content_hash"] == first["content_hash"]
+
+
+def test_import_ragas_reports_unmatched_contexts(project: Path) -> None:
+    result = run("import", "ragas", str(FORMATS / "ragas" / "testset_2.csv"), "--tag", "ragas")
+    lines = result.output.splitlines()
+    assert lines[0] == (
+        "ragas: 10 added, 0 updated, 0 unchanged; 16 contexts: 0 by id, 0 exact, 0 fuzzy,"
+        " 16 unmatched"
+    )
+    assert lines[1] == "Unmatched contexts (first 10 of 16), chunking 'default':"
+    assert lines[2].startswith('  line 2 (ragas-634505a7ff): "--- title: \\"Part 1:')
+    data = json.loads(
+        run("import", "ragas", str(FORMATS / "ragas" / "testset_2.csv"), "--format", "json").output
+    )
+    assert (data["added"], data["unchanged"], data["contexts"]["unmatched"]) == (0, 10, 16)
+
+
+def test_import_deepeval_and_a_bad_file(project: Path, tmp_path: Path) -> None:
+    result = run("import", "deepeval", str(FORMATS / "deepeval" / "goldens.json"))
+    assert result.output.startswith("deepeval: 14 added, 0 updated, 0 unchanged; 28 contexts")
+    bad = tmp_path / "bad.json"
+    bad.write_text('[{"expected_output": "x"}]', encoding="utf-8")
+    failed = CliRunner().invoke(main, ["import", "deepeval", str(bad)])
+    assert failed.exit_code == 2
+    assert failed.output == f'Error: {bad}:1: field "input": missing or empty\n'
