@@ -7,8 +7,10 @@ Matching a context to chunks, in order:
    chunking holds;
 2. exactly: the context's text (its ``<N-hop>`` prefix removed) is a chunk's text, byte for
    byte, or once whitespace is collapsed;
-3. fuzzily, with rapidfuzz, over the chunks of the chunking (shortlisted with the full-text index
-   when the chunking has more than ``SCORE_ALL_UP_TO`` chunks). Texts are compared lower-cased
+3. fuzzily, with rapidfuzz, over the chunks of the chunking; when it has more than
+   ``SCORE_ALL_UP_TO`` chunks, over a shortlist: the ``SHORTLIST`` best full-text matches of
+   each ``SEGMENT_WORDS``-word stretch of the context, searched by its ``QUERY_TERMS`` longest
+   words (long words are the rare ones). Texts are compared lower-cased
    with runs of whitespace collapsed. A chunk is scored only if most words of the shorter text
    (``MIN_SHARED_WORDS``) occur in the longer one, a cheap test that rules out the unrelated
    chunks of a shortlist. The score is ``fuzz.partial_ratio`` (the best alignment of the
@@ -36,7 +38,7 @@ from pathlib import Path
 from labeler.errors import LabelerError
 from labeler.importers.readers import check_file, iter_csv, iter_jsonl
 from labeler.models import ImportReport
-from labeler.store import Store
+from labeler.store import Store, fts_terms
 from labeler.store.base import text_hash
 
 FUZZY_CUTOFF = 90.0
@@ -46,6 +48,8 @@ MIN_SHARED_WORDS = 0.7
 MAX_PER_CONTEXT = 5
 SCORE_ALL_UP_TO = 2000
 SHORTLIST = 50
+SEGMENT_WORDS = 100
+QUERY_TERMS = 16
 UNMATCHED_SHOWN = 10
 
 _HOP = re.compile(r"^\s*<\d+-hop>\s*")
@@ -229,8 +233,19 @@ class ContextMatcher:
                     flat = normalise(body)
                     self._all.append((chunk_id, flat, words(flat)))
             return self._all
-        hits = self.store.search_chunks(self.chunking, text, limit=SHORTLIST, any_term=True)
-        return [(c.id, flat, words(flat)) for c in hits for flat in (normalise(c.text),)]
+        found: dict[str, str] = {}
+        tokens = text.split()
+        for start in range(0, max(len(tokens), 1), SEGMENT_WORDS):
+            segment = " ".join(tokens[start : start + SEGMENT_WORDS])
+            # Long words are the rare ones, and a few rare words find a passage as well as all
+            # of them, at a fraction of the cost (a common word matches half the corpus).
+            terms = sorted(fts_terms(segment), key=len, reverse=True)[:QUERY_TERMS]
+            query = " ".join(terms)
+            for chunk in self.store.search_chunks(
+                self.chunking, query, limit=SHORTLIST, any_term=True
+            ):
+                found.setdefault(chunk.id, chunk.text)
+        return [(c, flat, words(flat)) for c, body in found.items() for flat in (normalise(body),)]
 
     def match(self, context: str, *, ids: Iterable[str] = ()) -> ContextMatch:
         wanted = [i for i in ids if i]

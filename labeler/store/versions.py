@@ -247,13 +247,15 @@ class VersionStore(StoreBase):
     def chunk_ids_by_text_hash(self, chunking: str, hashes: Iterable[str]) -> dict[str, list[str]]:
         """{text hash: [chunk ids, by id]} for chunks whose exact text has one of the hashes."""
         found: dict[str, list[str]] = {}
+        # No ORDER BY here: it would lead SQLite to walk the (chunking, id) index over the whole
+        # chunking instead of looking the hashes up in chunks_by_text_hash.
         for digest, chunk_id in self.conn.execute(
-            "SELECT text_hash, id FROM chunks WHERE chunking = ?"
-            " AND text_hash IN (SELECT value FROM json_each(?)) ORDER BY id",
+            "SELECT text_hash, id FROM chunks INDEXED BY chunks_by_text_hash"
+            " WHERE chunking = ? AND text_hash IN (SELECT value FROM json_each(?))",
             (chunking, json.dumps(list(hashes))),
         ):
             found.setdefault(digest, []).append(chunk_id)
-        return found
+        return {digest: sorted(ids) for digest, ids in found.items()}
 
     def iter_chunk_texts(self, chunking: str) -> Iterator[tuple[str, str]]:
         """(id, text) of every chunk in the chunking, by id, streamed."""
