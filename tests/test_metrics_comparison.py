@@ -74,9 +74,9 @@ def test_same_seed_same_figures_other_seed_other_draws() -> None:
     assert first.ci_low < first.difference < first.ci_high
 
 
-def test_bootstrap_skipping_zero_differences_is_the_ordinary_bootstrap() -> None:
-    """Drawing only among the questions that differ must give the distribution of drawing
-    among all n: compare its mean and spread with the naive resampling."""
+def test_bootstrap_against_naive_resampling() -> None:
+    """The count-and-multiply bootstrap is the ordinary one: same mean and spread as resampling
+    question indices directly."""
     rng = np.random.default_rng(0)
     d = np.zeros((60, 1))
     d[:25, 0] = rng.normal(size=25)
@@ -84,6 +84,15 @@ def test_bootstrap_skipping_zero_differences_is_the_ordinary_bootstrap() -> None
     naive = d[rng.integers(0, 60, size=(40_000, 60)), 0].mean(axis=1)
     assert ours.mean() == pytest.approx(naive.mean(), abs=0.005)
     assert ours.std() == pytest.approx(naive.std(), rel=0.03)
+
+
+def test_a_comparison_does_not_depend_on_what_else_is_compared() -> None:
+    rng = np.random.default_rng(3)
+    a, b = results(list(rng.random(80) < 0.5), list(rng.random(80) < 0.6))
+    c, _ = results(list(rng.random(80) < 0.7), [True] * 80)
+    alone = compare(a, b)[0]
+    beside = compare(a, [c, b])[1]
+    assert alone == beside
 
 
 def test_randomization_agrees_with_enumeration() -> None:

@@ -72,8 +72,8 @@ def test_every_spelling_of_a_trec_run_reads_the_same(tmp_path: Path, variant) ->
 
 def test_the_fast_reader_is_used_for_clean_files_and_agrees(tmp_path: Path) -> None:
     path = write(tmp_path, "r.trec", RUN)
-    fast = io._fast_run(path, "r")
-    slow = io._slow_run(path, "r")
+    fast = io._fast_run(path, "r", None)
+    slow = io._slow_run(path, "r", None)
     assert fast is not None
     assert fast.to_dict() == slow.to_dict()
     assert fast.ranks.tolist() == slow.ranks.tolist()
@@ -324,3 +324,16 @@ def test_a_modified_version_is_refused(tmp_path: Path) -> None:
 def test_not_a_version_folder(tmp_path: Path) -> None:
     with pytest.raises(LabelerError, match="not a test-set version folder"):
         read_testset(tmp_path)
+
+
+@pytest.mark.parametrize("spacing", [" ", "  "], ids=["fast reader", "line reader"])
+def test_a_run_read_for_one_order_keeps_only_that_column(tmp_path: Path, spacing: str) -> None:
+    path = write(tmp_path, "r.trec", RUN.replace(" ", spacing))
+    by_rank = read_run(path, order="rank")
+    by_score = read_run(path, order="score")
+    assert (by_rank.ranks.tolist(), by_rank.scores) == ([1, 2, 1, 2], None)
+    assert (by_score.ranks, by_score.scores.tolist()) == (None, [2.5, 1.5, 9.0, 8.0])
+    junk = write(tmp_path, "junk.trec", "q1 Q0 a 1 high r\n".replace(" ", spacing))
+    assert read_run(junk, order="rank").ranks.tolist() == [1]  # the score column is not read
+    with pytest.raises(LabelerError, match='field "score"'):
+        read_run(junk, order="score")

@@ -68,6 +68,7 @@ def _load_test_set(qrels: str | None, testset: str | None, questions: str | None
 @click.option(
     "--testset",
     type=click.Path(file_okay=False),
+    metavar="DIR",
     help="A version folder written by `labeler export` (or its parent: the latest version).",
 )
 @click.option(
@@ -191,7 +192,8 @@ def eval_command(
     with ThreadPoolExecutor(max_workers=2) as pool:
         test_set = pool.submit(_load_test_set, qrels, testset, questions)
         reading = [
-            pool.submit(read_run, path, name=name) for name, path in map(_run_argument, runs)
+            pool.submit(read_run, path, name=name, order=order)
+            for name, path in map(_run_argument, runs)
         ]
         labels, tags, identity = test_set.result()
         loaded = [future.result() for future in reading]

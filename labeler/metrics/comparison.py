@@ -7,13 +7,16 @@ For each metric, with d_i = B's value - A's value on question i (the scored ques
   mean: the questions are resampled with replacement ``resamples`` times.
 - ``p_value``: a paired randomization (sign-flip) test, two-sided: under "A and B are
   exchangeable" each d_i is as likely to be -d_i; p is the share of sign patterns whose mean is
-  at least as far from 0 as the observed one. When the m questions with a non-zero difference
-  allow 2**m <= ``resamples`` patterns, all are enumerated (an exact p); otherwise ``resamples``
-  random patterns, and p = (1 + hits) / (1 + resamples), never 0.
+  at least as far from 0 as the observed one. With 2**n <= ``resamples`` (n <= 13 at the
+  default) every pattern is enumerated, an exact p; otherwise ``resamples`` random patterns,
+  and p = (1 + hits) / (1 + resamples), never 0.
 - ``wins``, ``ties``, ``losses``: questions where B scores higher, the same, lower.
 
-Both procedures use a fixed seed, so the same inputs always print the same figures, and the same
-resamples serve every metric (vectorised: one matrix product per batch of resamples).
+Both procedures use a fixed seed, and their draws depend only on the number of questions, so
+the same comparison prints the same figures whatever else is compared beside it. The same
+resamples serve every run and metric (vectorised: one matrix product per batch). The cost is
+about resamples x questions: ~0.3 s for 1,000 questions at 10,000 resamples, seconds at
+10,000 questions; ``resamples`` trades precision of the interval and p for time.
 """
 
 from __future__ import annotations
@@ -62,55 +65,41 @@ def _batches(total: int, width: int) -> list[int]:
     return [min(size, total - start) for start in range(0, total, size)]
 
 
-def _moving(differences: np.ndarray) -> np.ndarray:
-    """The questions where some difference is not 0: the only ones a resample can move."""
-    return differences[np.any(np.abs(differences) > 0, axis=1)]
-
-
 def bootstrap_means(differences: np.ndarray, resamples: int, seed: int) -> np.ndarray:
-    """(resamples x columns) means of the differences over n questions drawn with replacement.
+    """(resamples x columns) means of the differences over questions drawn with replacement.
 
-    Questions whose differences are all 0 add nothing to a resampled mean, so only the m others
-    are drawn: how many of the n draws land on them is Binomial(n, m/n), and those draws are
-    uniform over the m. That is the ordinary bootstrap, exactly, at a cost of about m (not n)
-    per resample. Each resample becomes a count per question, so one matrix product gives
-    every column's mean.
+    The draws depend only on the number of questions and the seed, never on the values, so a
+    column's interval is the same whatever other runs or metrics are compared beside it. Each
+    resample becomes a count per question, and one matrix product gives every column's mean.
     """
     n = differences.shape[0]
-    moving = _moving(differences)
-    m = len(moving)
-    if m == 0:
-        return np.zeros((resamples, differences.shape[1]))
     rng = np.random.default_rng([seed, 1])
     out = []
-    for size in _batches(resamples, m):
-        hits = rng.binomial(n, m / n, size=size)
-        drawn = rng.integers(0, m, size=int(hits.sum()))
-        ends = np.cumsum(hits).tolist()
-        counts = np.empty((size, m))
-        for row, (start, end) in enumerate(zip([0, *ends[:-1]], ends, strict=True)):
-            counts[row] = np.bincount(drawn[start:end], minlength=m)
-        out.append(counts @ moving / n)
+    for size in _batches(resamples, n):
+        draws = rng.integers(0, n, size=(size, n))
+        counts = np.empty((size, n))
+        for row in range(size):
+            counts[row] = np.bincount(draws[row], minlength=n)
+        out.append(counts @ differences / n)
     return np.concatenate(out)
 
 
 def randomization_p(differences: np.ndarray, resamples: int, seed: int) -> tuple[np.ndarray, bool]:
     """Two-sided p-value of each column's mean difference under random sign flips, and whether
-    it is exact (all 2**m sign patterns of the m non-zero questions enumerated)."""
+    it is exact (all 2**n sign patterns enumerated, when 2**n <= resamples). Like the
+    bootstrap, the sign patterns depend only on n and the seed."""
     n, columns = differences.shape
     observed = np.abs(differences.mean(axis=0)) - TIE
-    moving = _moving(differences)
-    m = len(moving)
-    if m < 31 and 2**m <= resamples:
-        patterns = np.arange(2**m)[:, None] >> np.arange(m) & 1
-        means = (2.0 * patterns - 1.0) @ moving / n
+    if n < 31 and 2**n <= resamples:
+        patterns = np.arange(2**n)[:, None] >> np.arange(n) & 1
+        means = (2.0 * patterns - 1.0) @ differences / n
         return (np.abs(means) >= observed).mean(axis=0), True
     rng = np.random.default_rng([seed, 2])
     hits = np.zeros(columns)
-    for size in _batches(resamples, m):
-        random_bytes = rng.integers(0, 256, size=(size, (m + 7) // 8), dtype=np.uint8)
-        signs = np.unpackbits(random_bytes, axis=1, count=m).astype(np.float64) * 2.0 - 1.0
-        hits += (np.abs(signs @ moving / n) >= observed).sum(axis=0)
+    for size in _batches(resamples, n):
+        random_bytes = rng.integers(0, 256, size=(size, (n + 7) // 8), dtype=np.uint8)
+        signs = np.unpackbits(random_bytes, axis=1, count=n).astype(np.float64) * 2.0 - 1.0
+        hits += (np.abs(signs @ differences / n) >= observed).sum(axis=0)
     return (1.0 + hits) / (1.0 + resamples), False
 
 

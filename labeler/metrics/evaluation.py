@@ -30,7 +30,7 @@ from labeler.metrics.keys import (
     sorted_keys,
 )
 from labeler.metrics.registry import DEFAULT_KS, get, parse_metrics
-from labeler.metrics.strings import byte_order
+from labeler.metrics.strings import byte_order, hash64
 from labeler.metrics.tables import Qrels, Run, as_qrels, as_run
 from labeler.metrics.types import Gains, Metric, Options, Order
 
@@ -116,26 +116,27 @@ def _mapped_questions(qrels: Qrels, run: Run) -> tuple[np.ndarray, tuple[str, ..
     return mapped, ignored
 
 
-def _ranking_order(run: Run, rows: np.ndarray, order: Order) -> np.ndarray:
-    """The permutation of ``rows`` that groups them by question, each group in rank order."""
+def _ranking_order(run: Run, rows: np.ndarray, order: Order) -> np.ndarray | None:
+    """The permutation of ``rows`` that groups them by question, each group in rank order;
+    None when they already are (files are usually written that way)."""
     if len(rows) == 0:
-        return np.zeros(0, dtype=np.int64)
+        return None
     group = run.question_index[rows]
     same = group[1:] == group[:-1]
     grouped = bool(np.all(group[1:] >= group[:-1]))
     if order == "rank":
         if run.ranks is None:
-            return np.arange(len(rows)) if grouped else np.argsort(group, kind="stable")
+            return None if grouped else np.argsort(group, kind="stable")
         ranks = run.ranks[rows]
         if grouped and bool(np.all(~same | (ranks[1:] >= ranks[:-1]))):
-            return np.arange(len(rows))
+            return None
         return np.lexsort((ranks, group))  # stable: equal ranks keep the file's order
     if run.scores is None:
         msg = f"run {run.name!r} has no scores; read it with order 'rank' or give it scores"
         raise LabelerError(msg, path=run.source, field="order")
     scores = run.scores[rows]
     if grouped and bool(np.all(~same | (scores[1:] < scores[:-1]))):
-        return np.arange(len(rows))
+        return None
     perm = np.lexsort((-scores, group))
     tied = (group[perm][1:] == group[perm][:-1]) & (scores[perm][1:] == scores[perm][:-1])
     if not tied.any():
@@ -160,19 +161,21 @@ def _positions(question: np.ndarray) -> np.ndarray:
     return np.arange(n) - starts
 
 
-def _grades(qrels: Qrels, run: Run, question: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """The grade of each result ``rows`` of the run (-1 when nobody labelled it), whose test-set
-    question is ``question``; raises if the run lists a chunk twice for one question."""
+def _grades(qrels: Qrels, run: Run, question: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
+    """The grade of each result ``rows`` of the run (None: all, in order; -1 when nobody
+    labelled it), whose test-set question is ``question``; raises if the run lists a chunk
+    twice for one question."""
     labels = qrels.pair_keys()
-    chunks = run.chunks.take(rows)
+    chunks = run.chunks if rows is None else run.chunks.take(rows)
+    count = len(question)
     twice = None
     if labels is not None:
-        results = sorted_keys(question, run.hashes()[rows], labels.bits)
+        results = sorted_keys(question, hash64(chunks), labels.bits)
         try:
             twice = first_duplicate(results, chunks)
             if twice is None:
                 result_rows, label_rows = match(labels, qrels.chunks, results, chunks)
-                grades = np.full(len(rows), -1, dtype=np.int64)
+                grades = np.full(count, -1, dtype=np.int64)
                 grades[result_rows] = qrels.grades[label_rows]
                 return grades
         except HashCollision:
@@ -195,7 +198,7 @@ def _grades(qrels: Qrels, run: Run, question: np.ndarray, rows: np.ndarray) -> n
     return np.fromiter(
         (lookup.get(pair, -1) for pair in zip(question.tolist(), chunks.to_list(), strict=True)),
         dtype=np.int64,
-        count=len(rows),
+        count=count,
     )
 
 
@@ -232,9 +235,13 @@ def evaluate(
     retrieved = np.zeros(n, dtype=bool)
     retrieved[row_question[rows]] = True
 
-    rows = rows[_ranking_order(run, rows, options.order)]
-    question = row_question[rows]
-    grade = _grades(qrels, run, question, rows)
+    permutation = _ranking_order(run, rows, options.order)
+    if permutation is None and len(rows) == len(run):  # the common case: no copies needed
+        question, grade = row_question, _grades(qrels, run, row_question, None)
+    else:
+        rows = rows if permutation is None else rows[permutation]
+        question = row_question[rows]
+        grade = _grades(qrels, run, question, rows)
     position = _positions(question)
     if options.depth is not None:
         keep = position < options.depth

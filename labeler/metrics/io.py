@@ -31,6 +31,7 @@ from labeler.errors import LabelerError
 from labeler.metrics.files import BOM, check_file, json_file, jsonl, lines, text_field
 from labeler.metrics.strings import Strings
 from labeler.metrics.tables import Qrels, Run
+from labeler.metrics.types import Order
 
 JSONL = (".jsonl", ".ndjson")
 _INT = re.compile(r"[+-]?\d+")
@@ -196,20 +197,25 @@ def _fast_qrels(path: Path) -> Qrels | None:
     return Qrels(tuple(names), codes, chunks, grades, str(path))
 
 
-def _fast_run(path: Path, name: str) -> Run | None:
-    table = _fast_columns(
-        path,
-        ["question", "q0", "chunk", "rank", "score", "tag"],
-        {"question": "ids", "chunk": "string", "rank": "int", "score": "float"},
-    )
+def _wanted(order: Order | None) -> tuple[bool, bool]:
+    """(read the rank column, read the score column) for runs evaluated in ``order``."""
+    return order != "score", order != "rank"
+
+
+def _fast_run(path: Path, name: str, order: Order | None) -> Run | None:
+    want_ranks, want_scores = _wanted(order)
+    types = {"question": "ids", "chunk": "string"}
+    types |= {"rank": "int"} if want_ranks else {}
+    types |= {"score": "float"} if want_scores else {}
+    table = _fast_columns(path, ["question", "q0", "chunk", "rank", "score", "tag"], types)
     if table is None:
         return None
-    scores = _numbers(_take(table, "score"), np.float64)
-    if np.isnan(scores).any():
+    scores = _numbers(_take(table, "score"), np.float64) if want_scores else None
+    if scores is not None and np.isnan(scores).any():
         return None
+    ranks = _numbers(_take(table, "rank"), np.int64) if want_ranks else None
     codes, names = _codes(_take(table, "question"))
     chunks = Strings.from_arrow(_take(table, "chunk"))
-    ranks = _numbers(_take(table, "rank"), np.int64)
     _release()
     return Run(name, tuple(names), codes, chunks, ranks, scores, str(path))
 
@@ -244,20 +250,28 @@ def _slow_qrels(path: Path) -> Qrels:
     return Qrels.from_rows(questions, chunks, grades, source=str(path))
 
 
-def _slow_run(path: Path, name: str) -> Run:
+def _slow_run(path: Path, name: str, order: Order | None) -> Run:
+    want_ranks, want_scores = _wanted(order)
     questions: list[str] = []
     chunks: list[str] = []
     ranks: list[int] = []
     scores: list[float] = []
     for line, text in lines(path):
-        q, _, chunk, rank, score = _fields(text, 6, _RUN_SHAPE, path=path, line=line, exact=False)[
-            :5
-        ]
-        questions.append(q)
-        chunks.append(chunk)
-        ranks.append(_whole(rank, path=path, line=line, field="rank"))
-        scores.append(_number(score, path=path, line=line, field="score"))
-    return Run.from_rows(name, questions, chunks, ranks=ranks, scores=scores, source=str(path))
+        fields = _fields(text, 6, _RUN_SHAPE, path=path, line=line, exact=False)
+        questions.append(fields[0])
+        chunks.append(fields[2])
+        if want_ranks:
+            ranks.append(_whole(fields[3], path=path, line=line, field="rank"))
+        if want_scores:
+            scores.append(_number(fields[4], path=path, line=line, field="score"))
+    return Run.from_rows(
+        name,
+        questions,
+        chunks,
+        ranks=ranks if want_ranks else None,
+        scores=scores if want_scores else None,
+        source=str(path),
+    )
 
 
 # -- JSONL -----------------------------------------------------------------------------------
@@ -375,8 +389,12 @@ def read_qrels(path: str | Path) -> Qrels:
     return qrels
 
 
-def read_run(path: str | Path, *, name: str | None = None) -> Run:
-    """A run from a TREC run, JSONL or JSON file; its name defaults to the file's stem."""
+def read_run(path: str | Path, *, name: str | None = None, order: Order | None = None) -> Run:
+    """A run from a TREC run, JSONL or JSON file; its name defaults to the file's stem.
+
+    ``order`` ("rank" or "score"): a TREC run is only read for the column that this order of
+    evaluation needs (a big run has no memory or time to spare); None reads both.
+    """
     path = check_file(path)
     name = name or path.stem
     suffix = path.suffix.lower()
@@ -388,7 +406,7 @@ def read_run(path: str | Path, *, name: str | None = None) -> Run:
             return Run.from_dict(data, name=name, source=str(path))
         except LabelerError as error:
             raise LabelerError(error.message, path=path, field=error.field) from None
-    return _fast_run(path, name) or _slow_run(path, name)
+    return _fast_run(path, name, order) or _slow_run(path, name, order)
 
 
 def read_questions(path: str | Path) -> tuple[QuestionInfo, ...]:

@@ -36,8 +36,12 @@ def key_bits(num_questions: int) -> int:
 
 
 def sorted_keys(question: np.ndarray, hashes: np.ndarray, bits: int) -> PairKeys:
-    keys = (question.astype(np.uint64) << np.uint64(bits)) | (hashes >> np.uint64(64 - bits))
-    keys = keys.astype(np.int64)
+    """Keys of the rows (question index per row, chunk hash per row), sorted. ``hashes`` is
+    consumed: the keys are built in its memory (a big run has no room for copies)."""
+    keys = hashes
+    keys >>= np.uint64(64 - bits)
+    keys |= question.astype(np.uint64) << np.uint64(bits)
+    keys = keys.view(np.int64)  # the top bit is 0: the same order as unsigned
     order = np.argsort(keys)
     keys = keys[order]
     return PairKeys(keys, order.astype(np.int32) if len(order) < 2**31 else order, bits)
@@ -73,9 +77,11 @@ def match(
     if len(labels.keys) == 0 or len(results.keys) == 0:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty
-    at = np.minimum(np.searchsorted(labels.keys, results.keys), len(labels.keys) - 1)
+    at = np.searchsorted(labels.keys, results.keys)
+    np.minimum(at, len(labels.keys) - 1, out=at)
     hit = np.flatnonzero(labels.keys[at] == results.keys)
     result_rows, label_rows = results.rows[hit], labels.rows[at[hit]]
+    del at, hit
     if not equal(label_chunks, label_rows, result_chunks, result_rows).all():
         raise HashCollision
     return result_rows, label_rows

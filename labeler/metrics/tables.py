@@ -285,12 +285,6 @@ class Run:
             out[self.questions[q]].append((chunk, rank, score))
         return out
 
-    def hashes(self) -> np.ndarray:
-        """A 64-bit hash of every chunk id, computed once (for matching against qrels)."""
-        if "hashes" not in self._cache:
-            self._cache["hashes"] = hash64(self.chunks)
-        return self._cache["hashes"]
-
 
 def as_qrels(qrels: Qrels | Mapping[str, Mapping[str, int]]) -> Qrels:
     return qrels if isinstance(qrels, Qrels) else Qrels.from_dict(qrels)
