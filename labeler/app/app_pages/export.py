@@ -54,8 +54,11 @@ def selection_form() -> tuple[str, Selection, str | None]:
             key="export_policy",
             format_func=lambda p: p if p == NO_POLICY else f"{p}: {POLICIES[p].summary}",
         )
-        preview = st.form_submit_button("Preview", key="export_preview")
-        create = st.form_submit_button("Create version", type="primary", key="export_create")
+        left, right, _ = st.columns([1, 1, 4])
+        preview = left.form_submit_button("Preview", key="export_preview", width="stretch")
+        create = right.form_submit_button(
+            "Create version", type="primary", key="export_create", width="stretch"
+        )
     selection = Selection(
         tags=tuple(chosen_tags),
         min_reviewers=int(min_reviewers),
@@ -191,7 +194,7 @@ def history() -> None:
     st.subheader("History")
     names = names_under(OUT)
     if not names:
-        st.caption(f"No test sets in {OUT} yet.")
+        st.caption(f"No test sets in `{OUT}` yet.")
         return
     name = st.selectbox("Test set", names, key="export_history_name")
     infos = list_versions(OUT, name, store=store)
@@ -275,7 +278,7 @@ def download(name: str, numbers: list[int], paths: dict[int, Path]) -> None:
 
 st.title("Export test sets")
 st.caption(
-    f"Versions are written to {OUT}; each is immutable, and the same content is never written"
+    f"Versions are written to `{OUT}`; each is immutable, and the same content is never written"
     " twice. Reviewers' disagreements stop an export unless you choose how to settle them."
 )
 name, selection, action = selection_form()
