@@ -190,6 +190,22 @@ def show_last(name: str, selection: Selection) -> None:
     show_summary(last)
 
 
+def history_row(info) -> dict:
+    manifest = info.manifest or {}
+    counts = manifest.get("counts") or {}
+    return {
+        "version": f"v{info.number}",
+        "status": info.status(),
+        "created": manifest.get("created", ""),
+        "parent": manifest.get("parent"),
+        "questions": counts.get("questions"),
+        "unanswerable": counts.get("unanswerable"),
+        "qrels": counts.get("qrels"),
+        "policy": manifest.get("policy"),
+        "content hash": manifest.get("content_hash"),
+    }
+
+
 def history() -> None:
     st.subheader("History")
     names = names_under(OUT)
@@ -206,20 +222,7 @@ def history() -> None:
         )
     with st.container(key="export_history"):
         st.dataframe(
-            [
-                {
-                    "version": f"v{i.number}",
-                    "created": (i.manifest or {}).get("created", ""),
-                    "parent": (i.manifest or {}).get("parent"),
-                    "questions": ((i.manifest or {}).get("counts") or {}).get("questions"),
-                    "unanswerable": ((i.manifest or {}).get("counts") or {}).get("unanswerable"),
-                    "qrels": ((i.manifest or {}).get("counts") or {}).get("qrels"),
-                    "policy": (i.manifest or {}).get("policy"),
-                    "content hash": (i.manifest or {}).get("content_hash"),
-                    "status": i.status(),
-                }
-                for i in reversed(infos)
-            ],
+            [history_row(i) for i in reversed(infos)],
             hide_index=True,
         )
     numbers = [i.number for i in reversed(infos)]
