@@ -353,12 +353,27 @@ def bench_app(db: Path, qid: str, reruns: int) -> dict[str, dict[str, float]]:
         seconds, _ = timed(lambda button=button: button.click().run())
         check_app(at)
         times.append(seconds)
+    print(f"  (of each rerun, ~{compile_ms():.0f} ms is AppTest compiling the app's two scripts "
+          "afresh: it makes a new ScriptCache per run, a server compiles them once)")
     with Store(db) as store:
         labels = store.question_labels(qid, store.current_chunking())
     print(f"  after {reruns} clicks: {sum(r['reviewer'] == REVIEWER for r in labels)} chunks of "
           f"{qid} graded by {REVIEWER!r}")
     return {"first": {"p50": seconds * 1000},
             "rerun": describe("rerun after clicking label_key_2", times)}
+
+
+def compile_ms() -> float:
+    """What AppTest spends per run recompiling (with Streamlit's magic) the entry and the page."""
+    from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+
+    scripts = (APP, APP.parent / "app_pages" / "label.py")
+    times = []
+    for _ in range(5):
+        cache = ScriptCache()
+        seconds, _ = timed(lambda cache=cache: [cache.get_bytecode(str(s)) for s in scripts])
+        times.append(seconds * 1000)
+    return statistics.median(times)
 
 
 def check_app(at) -> None:
