@@ -32,15 +32,15 @@ class _Rows:
     position: np.ndarray
 
 
-def _group_starts(question: np.ndarray) -> np.ndarray:
-    """Index of the first row of each row's group (groups are contiguous runs of a question)."""
+def group_positions(question: np.ndarray) -> np.ndarray:
+    """Each row's 0-based position within its group: rows of one question are contiguous."""
     n = len(question)
     if n == 0:
         return np.zeros(0, dtype=np.int64)
     new = np.ones(n, dtype=bool)
-    new[1:] = question[1:] != question[:-1]
-    index = np.where(new, np.arange(n), 0)
-    return np.maximum.accumulate(index)
+    np.not_equal(question[1:], question[:-1], out=new[1:])
+    starts = np.maximum.accumulate(np.where(new, np.arange(n), 0))
+    return np.arange(n) - starts
 
 
 class Batch:
@@ -93,7 +93,7 @@ class Batch:
         """For each relevant row: relevant rows so far in its ranking / its rank."""
         if "precision" not in self._subsets:
             rows = self._relevant
-            found = np.arange(len(rows.question)) - _group_starts(rows.question) + 1
+            found = group_positions(rows.question) + 1
             self._subsets["precision"] = found / (rows.position + 1.0)
         return self._subsets["precision"]
 
@@ -194,4 +194,4 @@ class Batch:
         return out
 
 
-__all__ = ["Batch", "gains_of"]
+__all__ = ["Batch", "gains_of", "group_positions"]

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from labeler.errors import LabelerError
-from labeler.metrics.batch import Batch
+from labeler.metrics.batch import Batch, group_positions
 from labeler.metrics.keys import (
     HashCollision,
     exact_duplicate,
@@ -150,17 +150,6 @@ def _ranking_order(run: Run, rows: np.ndarray, order: Order) -> np.ndarray | Non
     return np.lexsort((-chunk_rank, -scores, group))
 
 
-def _positions(question: np.ndarray) -> np.ndarray:
-    """0-based rank of each row within its (contiguous) question group."""
-    n = len(question)
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    new = np.ones(n, dtype=bool)
-    new[1:] = question[1:] != question[:-1]
-    starts = np.maximum.accumulate(np.where(new, np.arange(n), 0))
-    return np.arange(n) - starts
-
-
 def _grades(qrels: Qrels, run: Run, question: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
     """The grade of each result ``rows`` of the run (None: all, in order; -1 when nobody
     labelled it), whose test-set question is ``question``; raises if the run lists a chunk
@@ -242,7 +231,7 @@ def evaluate(
         rows = rows if permutation is None else rows[permutation]
         question = row_question[rows]
         grade = _grades(qrels, run, question, rows)
-    position = _positions(question)
+    position = group_positions(question)
     if options.depth is not None:
         keep = position < options.depth
         question, position, grade = question[keep], position[keep], grade[keep]

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from labeler.errors import LabelerError
+from labeler.metrics.batch import group_positions
 from labeler.metrics.keys import (
     HashCollision,
     PairKeys,
@@ -165,11 +166,7 @@ class Qrels:
             else:
                 rows = rows[np.lexsort((-grades, self.question_index[rows]))]
             question = self.question_index[rows]
-            n = len(rows)
-            new = np.ones(n, dtype=bool)
-            new[1:] = question[1:] != question[:-1]
-            starts = np.maximum.accumulate(np.where(new, np.arange(n), 0)) if n else new
-            self._cache["ideal"] = (question, np.arange(n) - starts, self.grades[rows])
+            self._cache["ideal"] = (question, group_positions(question), self.grades[rows])
         return self._cache["ideal"]
 
 

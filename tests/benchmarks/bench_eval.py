@@ -138,9 +138,11 @@ def generated(folder: Path, questions: int, results: int, seed: int) -> tuple[Pa
     return generate(folder, questions, results, seed)  # the files exist now: just their paths
 
 
-def once(command: list[str]) -> tuple[float, float, str]:
-    """(wall seconds, peak RSS in MB, stdout) of one fresh process. Output goes to files, not
-    pipes, so the process can be reaped with ``os.wait4``, whose rusage is this child's own."""
+def once(command: list[str]) -> tuple[float, float, float, str]:
+    """(wall seconds, CPU seconds, peak RSS in MB, stdout) of one fresh process. Output goes to
+    files, not pipes, so the process can be reaped with ``os.wait4``, whose rusage is this
+    child's own. CPU time (user + system, all threads) moves less than wall time when other
+    processes share the machine."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.perf_counter()
         process = subprocess.Popen(command, stdout=out, stderr=err, cwd=REPO)
@@ -151,7 +153,8 @@ def once(command: list[str]) -> tuple[float, float, str]:
         err.seek(0)
         if process.returncode != 0:
             sys.exit(f"failed: {' '.join(command)}\n{err.read().decode()}")
-        return elapsed, usage.ru_maxrss / 1024, out.read().decode()
+        cpu = usage.ru_utime + usage.ru_stime
+        return elapsed, cpu, usage.ru_maxrss / 1024, out.read().decode()
 
 
 def best_of(command: list[str], repeat: int) -> dict:
@@ -163,8 +166,9 @@ def best_of(command: list[str], repeat: int) -> dict:
     return {
         "best": min(times),
         "median": statistics.median(times),
-        "peak_mb": max(r[1] for r in runs),
-        "out": runs[0][2],
+        "cpu": statistics.median(r[1] for r in runs),
+        "peak_mb": max(r[2] for r in runs),
+        "out": runs[0][3],
     }
 
 
@@ -205,7 +209,7 @@ def verdict(ok: bool) -> str:
 def show(label: str, figures: dict, note: str = "") -> None:
     print(
         f"  {label:<15} best {figures['best']:.2f} s  median {figures['median']:.2f} s"
-        f"  peak {figures['peak_mb']:.0f} MB{note}"
+        f"  (CPU {figures['cpu']:.2f} s)  peak {figures['peak_mb']:.0f} MB{note}"
     )
 
 
@@ -244,7 +248,8 @@ def main() -> None:
     show("pytrec_eval", theirs, " (reads the files into dicts, then evaluates)")
     print(
         f"  ratio           pytrec_eval / labeler eval = {theirs['best'] / ours['best']:.1f}x"
-        f" (best), {theirs['median'] / ours['median']:.1f}x (median)"
+        f" (best), {theirs['median'] / ours['median']:.1f}x (median),"
+        f" {theirs['cpu'] / ours['cpu']:.1f}x (CPU)"
     )
     trec_eval = shutil.which("trec_eval")
     if trec_eval:
@@ -273,7 +278,10 @@ def main() -> None:
         big_theirs = best_of(pytrec(big_qrels, big_run), 1)
         show("labeler eval", big)
         show("pytrec_eval", big_theirs)
-        print(f"  ratio           {big_theirs['median'] / big['median']:.1f}x")
+        print(
+            f"  ratio           {big_theirs['median'] / big['median']:.1f}x (median),"
+            f" {big_theirs['cpu'] / big['cpu']:.1f}x (CPU)"
+        )
         ok = big["median"] < 10 and big["peak_mb"] < 2048
         print(f"  target < 10 s and < 2 GB: {verdict(ok)}")
     print(f"\nlabeler eval's table for the {args.questions:,}-question run:\n{ours['out']}")
