@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -50,14 +52,20 @@ def run_app(db_path: Path, port: int, address: str) -> None:
         raise SystemExit(0) from None
 
 
+def server_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """--port and --address, shared by serve and demo."""
+    func = click.option(
+        "--address",
+        default="localhost",
+        show_default=True,
+        help="Interface to listen on (0.0.0.0: all).",
+    )(func)
+    port = click.option("--port", type=click.IntRange(1, 65535), default=8501, show_default=True)
+    return port(func)
+
+
 @main.command()
-@click.option("--port", type=click.IntRange(1, 65535), default=8501, show_default=True)
-@click.option(
-    "--address",
-    default="localhost",
-    show_default=True,
-    help="Interface to listen on (0.0.0.0: all).",
-)
+@server_options
 @db_option
 def serve(port: int, address: str, db_path: Path) -> None:
     """Start the labelling app on the database.
@@ -72,13 +80,7 @@ def serve(port: int, address: str, db_path: Path) -> None:
 
 
 @main.command()
-@click.option("--port", type=click.IntRange(1, 65535), default=8501, show_default=True)
-@click.option(
-    "--address",
-    default="localhost",
-    show_default=True,
-    help="Interface to listen on (0.0.0.0: all).",
-)
+@server_options
 @click.option("--reset", is_flag=True, help="Start over from a fresh demo database.")
 @click.option("--no-serve", is_flag=True, help="Load the demo data and stop (no app).")
 @click.option(
