@@ -111,6 +111,7 @@ def build(store: Store, args: argparse.Namespace, rng: random.Random) -> dict[st
         "chunks": args.chunks,
         "questions": args.questions,
         "labels": len(alice) + len(bob) + len(carol),
+        "alice": alice,
     }
 
 
@@ -146,16 +147,8 @@ def main() -> None:
             out=out,
             selection=selection,
         )
-        changed = [
-            (n + 1, f"q{rng.randrange(args.questions // 2):05d}", None, None) for n in range(1000)
-        ]
-        rows = store.query(
-            "SELECT question_id, chunk_id, grade FROM labels WHERE reviewer = 'alice' LIMIT 1000"
-        )
-        changed = [
-            (n + 1, r["question_id"], r["chunk_id"], (r["grade"] + 1) % 3)
-            for n, r in enumerate(rows)
-        ]
+        # alice changes her mind on her first 1,000 labels (a grade up, 2 back to 0)
+        changed = [(line, q, c, (g + 1) % 3) for line, q, c, g in sizes["alice"][:1000]]
         store.stage_labels(changed)
         store.merge_staged_labels("default", "alice")
         second = timed(
