@@ -101,8 +101,9 @@ def _number(text: Any, *, path: Path, line: int, field: str) -> float:
 
 
 def _fast_columns(path: Path, names: list[str], types: dict[str, str]) -> Any:
-    """The columns named in ``types``, when the file is cleanly single-space or single-tab
-    separated; None when anything is unusual (the line-by-line reader then decides)."""
+    """The columns named in ``types`` (a dict the caller pops them from, so each is freed once
+    converted), when the file is cleanly single-space or single-tab separated; None when
+    anything is unusual (the line-by-line reader then decides)."""
     with path.open("rb") as handle:
         head = handle.read(1 << 16)
     if not head or head.startswith(BOM):
@@ -169,11 +170,6 @@ def _codes(column: Any) -> tuple[np.ndarray, list[str]]:
     return (np.concatenate(codes) if codes else np.zeros(0, dtype=np.int32)), names
 
 
-def _take(columns: dict[str, Any], name: str) -> Any:
-    """Hand a column over and forget it, so its memory goes as soon as it is converted."""
-    return columns.pop(name)
-
-
 def _release() -> None:
     """Give Arrow's freed pages back: its allocator would otherwise keep hundreds of MB
     after a big file has been copied into numpy."""
@@ -183,16 +179,16 @@ def _release() -> None:
 
 
 def _fast_qrels(path: Path) -> Qrels | None:
-    table = _fast_columns(
+    columns = _fast_columns(
         path,
         ["question", "iteration", "chunk", "grade"],
         {"question": "ids", "chunk": "string", "grade": "int"},
     )
-    if table is None:
+    if columns is None:
         return None
-    codes, names = _codes(_take(table, "question"))
-    grades = _numbers(_take(table, "grade"), np.int64)
-    chunks = Strings.from_arrow(_take(table, "chunk"))
+    codes, names = _codes(columns.pop("question"))
+    grades = _numbers(columns.pop("grade"), np.int64)
+    chunks = Strings.from_arrow(columns.pop("chunk"))
     _release()
     return Qrels(tuple(names), codes, chunks, grades, str(path))
 
@@ -207,15 +203,15 @@ def _fast_run(path: Path, name: str, order: Order | None) -> Run | None:
     types = {"question": "ids", "chunk": "string"}
     types |= {"rank": "int"} if want_ranks else {}
     types |= {"score": "float"} if want_scores else {}
-    table = _fast_columns(path, ["question", "q0", "chunk", "rank", "score", "tag"], types)
-    if table is None:
+    columns = _fast_columns(path, ["question", "q0", "chunk", "rank", "score", "tag"], types)
+    if columns is None:
         return None
-    scores = _numbers(_take(table, "score"), np.float64) if want_scores else None
+    scores = _numbers(columns.pop("score"), np.float64) if want_scores else None
     if scores is not None and np.isnan(scores).any():
         return None
-    ranks = _numbers(_take(table, "rank"), np.int64) if want_ranks else None
-    codes, names = _codes(_take(table, "question"))
-    chunks = Strings.from_arrow(_take(table, "chunk"))
+    ranks = _numbers(columns.pop("rank"), np.int64) if want_ranks else None
+    codes, names = _codes(columns.pop("question"))
+    chunks = Strings.from_arrow(columns.pop("chunk"))
     _release()
     return Run(name, tuple(names), codes, chunks, ranks, scores, str(path))
 
