@@ -11,7 +11,9 @@ the extra fields our BEIR conversion writes on queries (``reference_answer``, ``
 ``unanswerable``) are read too, so export -> convert to BEIR -> import -> export also gives the
 same hash.
 
-Everything is one transaction: a bad line anywhere writes nothing.
+Everything is one transaction: a bad line anywhere writes nothing. Grading progress is not
+recomputed for the questions of a version (a full-text search each); the grading page does it
+when a question is opened.
 """
 
 from __future__ import annotations
@@ -22,10 +24,8 @@ from pathlib import Path
 from labeler.errors import LabelerError
 from labeler.exporters.layout import QRELS, Version, read_version
 from labeler.importers.beir import import_beir
-from labeler.importers.qrels import write_labels
 from labeler.importers.questions import parse_tags
 from labeler.importers.readers import as_text, iter_jsonl, require
-from labeler.labeling import refresh_progress
 from labeler.models import ImportReport
 from labeler.store import Store, check_reviewer
 
@@ -144,16 +144,35 @@ def _import_questions(store: Store, rows: list[dict], path: Path) -> ImportRepor
 def _mark_unanswerable(
     store: Store, question_ids: list[str], chunking: str, reviewer: str, path: Path
 ) -> ImportReport:
-    added = 0
-    for question_id in question_ids:
-        if store.set_mark(question_id, chunking, reviewer, mark="unanswerable", value=True):
-            added += 1
-            refresh_progress(store, question_id, chunking)
+    added = sum(
+        store.set_mark(question_id, chunking, reviewer, mark="unanswerable", value=True)
+        for question_id in question_ids
+    )
     return ImportReport(
         "unanswerable",
         str(path),
         added=added,
         unchanged=len(question_ids) - added,
+        detail=f"reviewer {reviewer!r}",
+    )
+
+
+def _import_qrels(store: Store, version: Version, chunking: str, reviewer: str) -> ImportReport:
+    """The qrels as ``reviewer``'s labels, through the same staged checks as ``labeler import
+    qrels``. Unlike it, the questions' progress is not recomputed here: that takes a full-text
+    search per question (minutes for a test set of 10,000), and the grading page recomputes a
+    question's progress whenever it is opened."""
+    path = version.path / QRELS
+    lines = [(n, q, c, g) for n, (q, c, g) in enumerate(version.content.qrels_lines(), start=1)]
+    store.stage_labels(lines)
+    store.check_staged_labels(chunking, str(path))
+    added, updated, unchanged = store.merge_staged_labels(chunking, reviewer)
+    return ImportReport(
+        "qrels",
+        str(path),
+        added=added,
+        updated=updated,
+        unchanged=unchanged,
         detail=f"reviewer {reviewer!r}",
     )
 
@@ -166,7 +185,6 @@ def _import_version(
     reviewer = check_reviewer(
         reviewer or default_reviewer(f"{version.name[:60]}@v{version.number}")
     )
-    qrels_path = version.path / QRELS
     with store.write():
         store.ensure_chunking(chunking, source=str(version.path))
         reports = [_import_chunks(store, version, chunking)]
@@ -180,12 +198,7 @@ def _import_version(
             for q in content.questions.values()
         ]
         reports.append(_import_questions(store, rows, version.path / "questions.jsonl"))
-        lines = [(n, q, c, g) for n, (q, c, g) in enumerate(content.qrels_lines(), start=1)]
-        reports.append(
-            write_labels(
-                store, qrels_path, lines, reviewer=reviewer, chunking=chunking, skipped=[0]
-            )
-        )
+        reports.append(_import_qrels(store, version, chunking, reviewer))
         flagged = sorted(q.id for q in content.questions.values() if q.unanswerable)
         reports.append(
             _mark_unanswerable(store, flagged, chunking, reviewer, version.path / "questions.jsonl")
