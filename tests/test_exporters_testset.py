@@ -397,3 +397,13 @@ def test_the_plan_shows_the_version_an_export_would_write(graded: Store, tmp_pat
     assert (plan.version, plan.parent, plan.existing, plan.disagreements) == (1, None, None, ())
     export_testset(graded, "orders", out=tmp_path)
     assert plan_export(graded, "orders", out=tmp_path).existing == 1
+
+
+def test_a_grade_on_a_chunk_gone_from_the_chunking_is_left_out_and_counted(
+    graded: Store, tmp_path: Path
+) -> None:
+    graded.conn.execute("DELETE FROM chunks WHERE chunking = 'default' AND id = 'error-codes'")
+    result = export_testset(graded, "orders", out=tmp_path)
+    assert result.plan.missing_chunks == 1
+    assert result.as_dict()["missing_chunks"] == 1
+    assert result.plan.content.qrels["q1"] == {"pagination": 0, "rate-limits": 2}

@@ -174,6 +174,12 @@ def export_cmd(
     changes = _changes(data["changes"], data["parent"])
     if changes:
         click.echo(f"  {changes}")
+    if data["missing_chunks"]:
+        click.echo(
+            f"Warning: {data['missing_chunks']} graded chunks are no longer in chunking"
+            f" {data['chunking']!r}; their grades were left out.",
+            err=True,
+        )
 
 
 # versions ---------------------------------------------------------------------------------

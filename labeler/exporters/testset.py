@@ -151,6 +151,7 @@ class ExportResult:
             "counts": dict(plan.counts),
             "selection": plan.selection.as_dict(),
             "changes": None if plan.diff is None else plan.diff.summary(),
+            "missing_chunks": plan.missing_chunks,
         }
 
 
