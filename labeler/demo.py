@@ -15,9 +15,9 @@ from labeler.importers import (
     import_run,
 )
 from labeler.importers.qrels import write_labels
-from labeler.importers.readers import iter_columns
 from labeler.labeling import mark
 from labeler.models import ImportReport
+from labeler.readers import iter_columns
 from labeler.store import Store
 
 DEMO_DIR = Path(__file__).resolve().parents[1] / "data" / "demo"

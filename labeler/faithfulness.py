@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from labeler.errors import LabelerError
-from labeler.metrics.files import jsonl, text_field
+from labeler.readers import iter_jsonl, text_field
 
 STOP_WORDS = frozenset({"a", "an", "the", "you", "can", "per", "with", "every", "each", "may"})
 DEFAULT_THRESHOLD = 0.75
@@ -135,7 +135,7 @@ class AnswerCheck:
 def read_answers(path: str | Path) -> dict[str, str]:
     """Answers JSONL: ``{"question_id", "answer"}`` per line."""
     answers: dict[str, str] = {}
-    for line, record in jsonl(path):
+    for line, record in iter_jsonl(path):
         qid = text_field(record, "question_id", path=path, line=line)
         answer = record.get("answer")
         if not isinstance(answer, str):
@@ -151,7 +151,7 @@ def read_contexts(path: str | Path) -> dict[str, list[str]]:
     """Contexts JSONL: ``{"question_id", "contexts": [text, ...]}`` or one passage per line
     ``{"question_id", "text"}``; lines of one question add up, in order."""
     contexts: dict[str, list[str]] = {}
-    for line, record in jsonl(path):
+    for line, record in iter_jsonl(path):
         qid = text_field(record, "question_id", path=path, line=line)
         if "contexts" in record:
             given = record["contexts"]

@@ -34,7 +34,9 @@ def test_asks_for_a_name_first(loaded: Store, monkeypatch) -> None:
     assert len(at.segmented_control) > 0
 
 
-def test_a_grade_key_grades_the_current_chunk_as_me_and_moves_on(app: AppTest, loaded: Store) -> None:
+def test_a_grade_key_grades_the_current_chunk_as_me_and_moves_on(
+    app: AppTest, loaded: Store
+) -> None:
     app.query_params["question"] = "q1"
     app.run()
     assert not app.exception
@@ -119,7 +121,7 @@ def test_unknown_deep_link_says_so(app: AppTest) -> None:
 
 
 def test_chunk_text_is_shown_as_text_never_markup(loaded: Store, app: AppTest) -> None:
-    hostile = '<img src=x onerror=alert(1)> ![pixel](http://example.invalid/p.png) **bold**'
+    hostile = "<img src=x onerror=alert(1)> ![pixel](http://example.invalid/p.png) **bold**"
     loaded.upsert_chunks("default", [{"id": "evil", "text": hostile, "title": "<b>t</b>"}])
     loaded.add_to_pool("q1", "default", ["evil"], source="search", added_by="ana")
     app.query_params["question"] = "q1"

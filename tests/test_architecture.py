@@ -54,9 +54,7 @@ def test_sql_lives_in_the_store(path: Path) -> None:
         assert keyword not in source, f"{path.name} holds SQL ({keyword.strip()})"
 
 
-@pytest.mark.parametrize(
-    "path", sorted((PACKAGE / "cli").glob("*.py")), ids=lambda p: p.name
-)
+@pytest.mark.parametrize("path", sorted((PACKAGE / "cli").glob("*.py")), ids=lambda p: p.name)
 def test_cli_modules_load_heavy_libraries_lazily(path: Path) -> None:
     """`labeler eval` must start fast: no pandas, streamlit or SQLite at import time."""
     found = {n.split(".")[0] for n in imports(path, top_level_only=True)}

@@ -22,7 +22,9 @@ def test_init_then_the_full_import_sequence(tmp_path, files) -> None:
     assert again.output == "run: nothing changed (6 already present)\n"
     qrels = tmp_path / "j.qrels"
     qrels.write_text("q1 0 rate-limits 4\nq1 0 pagination 0\n", encoding="utf-8")
-    result = run("import", "qrels", str(qrels), "--db", db, "--reviewer", "trec", "--grade-map", "4:2,0:0")
+    result = run(
+        "import", "qrels", str(qrels), "--db", db, "--reviewer", "trec", "--grade-map", "4:2,0:0"
+    )
     assert result.output == "qrels: 2 added, 0 updated, 0 unchanged (reviewer 'trec')\n"
     status = json.loads(run("status", "--db", db, "--format", "json").output)
     assert status["chunkings"] == {"v1": 5}
@@ -48,10 +50,14 @@ def test_a_bad_file_exits_2_with_one_line_and_writes_nothing(tmp_path, files) ->
 
 def test_bad_options_exit_2(tmp_path, files) -> None:
     db = str(tmp_path / "p.db")
-    result = CliRunner().invoke(main, ["import", "qrels", str(files["run"]), "--grade-map", "x", "--db", db])
+    result = CliRunner().invoke(
+        main, ["import", "qrels", str(files["run"]), "--grade-map", "x", "--db", db]
+    )
     assert result.exit_code == 2
     assert 'field "grade-map"' in result.output
-    missing = CliRunner().invoke(main, ["import", "chunks", str(tmp_path / "none.jsonl"), "--db", db])
+    missing = CliRunner().invoke(
+        main, ["import", "chunks", str(tmp_path / "none.jsonl"), "--db", db]
+    )
     assert missing.exit_code == 2
     assert "no such file" in missing.output
 

@@ -46,3 +46,15 @@ def test_every_command_has_help_with_an_example(path: tuple[str, ...]) -> None:
 def test_every_command_has_a_readme_section(path: tuple[str, ...]) -> None:
     heading = "### `labeler " + " ".join(path)
     assert heading in README, f"README lacks a section starting with {heading}"
+
+
+def test_readme_metric_table_is_the_registry() -> None:
+    from labeler.metrics import metrics_table_markdown
+
+    assert metrics_table_markdown().strip() in README
+
+
+def test_readme_format_table_is_the_registry() -> None:
+    from labeler.exporters import formats_table
+
+    assert formats_table().strip() in README

@@ -10,8 +10,8 @@ from labeler.errors import LabelerError
 from labeler.importers.corpus import write_chunks
 from labeler.importers.qrels import _lines, write_labels
 from labeler.importers.questions import write_questions
-from labeler.importers.readers import Progress, check_file, iter_columns, iter_jsonl
 from labeler.models import ImportReport
+from labeler.readers import Progress, check_file, iter_columns, iter_jsonl
 from labeler.store import Store
 
 

@@ -7,7 +7,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from labeler.errors import LabelerError
-from labeler.importers.readers import (
+from labeler.models import ImportReport
+from labeler.readers import (
     Progress,
     as_int,
     as_text,
@@ -16,7 +17,6 @@ from labeler.importers.readers import (
     iter_records,
     require,
 )
-from labeler.models import ImportReport
 from labeler.store import Store
 
 BATCH = 20_000

@@ -29,7 +29,7 @@ from labeler.importers.matching import (
     stable_id,
     write_generated,
 )
-from labeler.importers.readers import as_text, check_file, first_of, require
+from labeler.readers import as_text, check_file, first_of, require
 from labeler.store import Store
 
 ID_PREFIX = "deepeval"

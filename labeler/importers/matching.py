@@ -36,8 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from labeler.errors import LabelerError
-from labeler.importers.readers import check_file, iter_csv, iter_jsonl
 from labeler.models import ImportReport
+from labeler.readers import check_file, iter_csv, iter_jsonl
 from labeler.store import Store, fts_terms
 from labeler.store.base import text_hash
 

@@ -6,9 +6,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from labeler.errors import LabelerError
-from labeler.importers.readers import Progress, as_int, check_file, iter_columns
 from labeler.labeling import refresh_progress
 from labeler.models import ImportReport
+from labeler.readers import Progress, as_int, check_file, iter_columns
 from labeler.store import Store, check_reviewer
 
 SKIP = None

@@ -7,8 +7,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from labeler.errors import LabelerError
-from labeler.importers.readers import Progress, as_text, check_file, first_of, iter_records, require
 from labeler.models import ImportReport
+from labeler.readers import Progress, as_text, check_file, first_of, iter_records, require
 from labeler.store import Store
 
 QUESTION_FIELDS = ("question", "text", "query", "user_input", "input")

@@ -27,7 +27,7 @@ from labeler.importers.matching import (
     stable_id,
     write_generated,
 )
-from labeler.importers.readers import as_text, check_file, first_of
+from labeler.readers import as_text, check_file, first_of
 from labeler.store import Store
 
 QUESTION_FIELDS = ("user_input", "question")

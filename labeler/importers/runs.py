@@ -7,7 +7,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from labeler.errors import LabelerError
-from labeler.importers.readers import (
+from labeler.labeling import refresh_progress
+from labeler.models import ImportReport
+from labeler.readers import (
     Progress,
     as_int,
     as_text,
@@ -15,8 +17,6 @@ from labeler.importers.readers import (
     iter_columns,
     iter_jsonl,
 )
-from labeler.labeling import refresh_progress
-from labeler.models import ImportReport
 from labeler.store import Store
 
 DEFAULT_POOL_DEPTH = 10

@@ -25,8 +25,8 @@ from labeler.errors import LabelerError
 from labeler.exporters.layout import QRELS, Version, read_version
 from labeler.importers.beir import import_beir
 from labeler.importers.questions import parse_tags
-from labeler.importers.readers import as_text, iter_jsonl, require
 from labeler.models import ImportReport
+from labeler.readers import as_text, iter_jsonl, require
 from labeler.store import Store, check_reviewer
 
 REVIEWER_PREFIX = "testset:"

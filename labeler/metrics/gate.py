@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from labeler.errors import LabelerError
-from labeler.metrics.files import json_file
+from labeler.readers import json_file
 
 FORMAT = "labeler-baseline/1"
 DEFAULT_TOLERANCE = 0.01

@@ -28,10 +28,10 @@ from typing import Any
 import numpy as np
 
 from labeler.errors import LabelerError
-from labeler.metrics.files import BOM, check_file, json_file, jsonl, lines, text_field
 from labeler.metrics.strings import Strings
 from labeler.metrics.tables import Qrels, Run
 from labeler.metrics.types import Order
+from labeler.readers import BOM, check_file, iter_jsonl, json_file, lines, text_field
 
 JSONL = (".jsonl", ".ndjson")
 _INT = re.compile(r"[+-]?\d+")
@@ -278,7 +278,7 @@ def _jsonl_qrels(path: Path) -> Qrels:
     chunks: list[str] = []
     grades: list[int] = []
     seen: dict[tuple[str, str], int] = {}
-    for line, record in jsonl(path):
+    for line, record in iter_jsonl(path):
         q = text_field(record, "question_id", path=path, line=line)
         chunk = text_field(record, "chunk_id", path=path, line=line)
         if "grade" not in record:
@@ -315,7 +315,7 @@ def _jsonl_run(path: Path, name: str) -> Run:
         ranks.append(rank)
         scores.append(score)
 
-    for line, record in jsonl(path):
+    for line, record in iter_jsonl(path):
         q = text_field(record, "question_id", path=path, line=line)
         if "chunk_ids" in record:
             ids = record["chunk_ids"]
@@ -410,7 +410,7 @@ def read_questions(path: str | Path) -> tuple[QuestionInfo, ...]:
     ``unanswerable`` (true/false); other fields are ignored."""
     path = check_file(path)
     out: dict[str, QuestionInfo] = {}
-    for line, record in jsonl(path):
+    for line, record in iter_jsonl(path):
         field = "id" if "id" in record or "question_id" not in record else "question_id"
         qid = text_field(record, field, path=path, line=line)
         tags = record.get("tags") or []

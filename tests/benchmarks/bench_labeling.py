@@ -63,8 +63,18 @@ HEAD = (
     " then about after between both same so through per while without because before does"
 ).split()
 TAGS = ("billing", "api", "security", "onboarding", "returns", "shipping", "hr", "legal")
-OPENERS = ("how do i", "what is the", "why does the", "when should", "which", "how can the",
-           "what happens to", "where is the", "can i", "is there a")
+OPENERS = (
+    "how do i",
+    "what is the",
+    "why does the",
+    "when should",
+    "which",
+    "how can the",
+    "what happens to",
+    "where is the",
+    "can i",
+    "is there a",
+)
 
 TARGETS = {
     "import": 60.0,  # seconds
@@ -78,8 +88,22 @@ TARGETS = {
 
 def make_vocabulary(rng: random.Random, size: int) -> list[str]:
     """Function words first, then pronounceable made-up words, each once."""
-    onsets = ["", *"bcdfghjklmnprstvwz", "br", "ch", "cl", "dr", "fl", "gr", "pl", "pr", "sh",
-              "st", "th", "tr"]
+    onsets = [
+        "",
+        *"bcdfghjklmnprstvwz",
+        "br",
+        "ch",
+        "cl",
+        "dr",
+        "fl",
+        "gr",
+        "pl",
+        "pr",
+        "sh",
+        "st",
+        "th",
+        "tr",
+    ]
     vowels = [*"aeiouaeioy", "ai", "ea", "ou"]
     codas = ["", "", "", *"lmnrstk", "nd", "ng", "st"]
     words = list(dict.fromkeys(HEAD))
@@ -95,8 +119,9 @@ def make_vocabulary(rng: random.Random, size: int) -> list[str]:
     return words
 
 
-def zipf_table(vocab: list[str], *, slots: int = 1 << 22, exponent: float = 1.0,
-               shift: float = 2.7) -> list[str]:
+def zipf_table(
+    vocab: list[str], *, slots: int = 1 << 22, exponent: float = 1.0, shift: float = 2.7
+) -> list[str]:
     """Zipf-Mandelbrot (weight of rank r is 1 / (r + shift) ** exponent) as a lookup table.
 
     Each word fills slots in proportion to its weight (at least one), so drawing a word is one
@@ -115,14 +140,15 @@ def chunk_id(doc: int, part: int) -> str:
     return f"doc{doc:06d}_c{part:02d}"
 
 
-def question_text(rng: random.Random, words: list[str], rank: dict[str, int],
-                  table: list[str]) -> str:
+def question_text(
+    rng: random.Random, words: list[str], rank: dict[str, int], table: list[str]
+) -> str:
     """6-14 words: an opener, content words of the source chunk (rarer ones likelier), noise."""
     opener = rng.choice(OPENERS).split()
     content = sorted({w for w in words if rank[w] >= len(HEAD)}, key=rank.__getitem__)
     want = rng.randint(6, 14) - len(opener)
     noise = min(rng.randint(0, 2), max(want - 3, 0))
-    rare, common = content[len(content) // 2:], content[: len(content) // 2]
+    rare, common = content[len(content) // 2 :], content[: len(content) // 2]
     picked = rng.sample(rare, min(len(rare), (want - noise + 1) // 2))
     picked += rng.sample(common, min(len(common), want - noise - len(picked)))
     picked += rng.choices(table, k=max(want - len(picked), 0))
@@ -130,16 +156,26 @@ def question_text(rng: random.Random, words: list[str], rank: dict[str, int],
     return " ".join(opener + picked) + "?"
 
 
-def generate(workdir: Path, *, chunks: int, questions: int, runs: int, depth: int,
-             seed: int) -> dict[str, Path]:
+def generate(
+    workdir: Path, *, chunks: int, questions: int, runs: int, depth: int, seed: int
+) -> dict[str, Path]:
     """Write chunks.jsonl, questions.jsonl and run<i>.trec; reuse them if already made alike."""
-    params = {"chunks": chunks, "questions": questions, "runs": runs, "depth": depth,
-              "seed": seed, "vocabulary": VOCABULARY, "format": 1}
+    params = {
+        "chunks": chunks,
+        "questions": questions,
+        "runs": runs,
+        "depth": depth,
+        "seed": seed,
+        "vocabulary": VOCABULARY,
+        "format": 1,
+    }
     files = {"chunks": workdir / "chunks.jsonl", "questions": workdir / "questions.jsonl"}
     files.update({f"run{i}": workdir / f"run{i}.trec" for i in range(1, runs + 1)})
     manifest = workdir / "data.json"
-    if manifest.exists() and json.loads(manifest.read_text()) == params and all(
-        p.exists() for p in files.values()
+    if (
+        manifest.exists()
+        and json.loads(manifest.read_text()) == params
+        and all(p.exists() for p in files.values())
     ):
         print(f"data: reusing {workdir} (same parameters)")
         return files
@@ -162,14 +198,20 @@ def generate(workdir: Path, *, chunks: int, questions: int, runs: int, depth: in
             size = min(rng.randint(1, 20), chunks - index)
             doc_first.append(index)
             doc_size.append(size)
-            title = " ".join(rng.choices(vocab[len(HEAD):2000], k=rng.randint(2, 6))).title()
+            title = " ".join(rng.choices(vocab[len(HEAD) : 2000], k=rng.randint(2, 6))).title()
             offset = 0
             for part in range(size):
                 words = rng.choices(table, k=rng.randint(60, 120))
-                sentences = [words[i:i + 15] for i in range(0, len(words), 15)]
+                sentences = [words[i : i + 15] for i in range(0, len(words), 15)]
                 text = " ".join(" ".join(s).capitalize() + "." for s in sentences)
-                record = {"id": chunk_id(doc, part), "doc_id": f"doc{doc:06d}", "title": title,
-                          "text": text, "start": offset, "end": offset + len(text)}
+                record = {
+                    "id": chunk_id(doc, part),
+                    "doc_id": f"doc{doc:06d}",
+                    "title": title,
+                    "text": text,
+                    "start": offset,
+                    "end": offset + len(text),
+                }
                 out.write(json.dumps(record) + "\n")
                 offset += len(text) + 2
                 if index in source_of:
@@ -182,17 +224,35 @@ def generate(workdir: Path, *, chunks: int, questions: int, runs: int, depth: in
             if rng.random() < 0.3:
                 record["reference_answer"] = " ".join(rng.choices(table, k=20))
             out.write(json.dumps(record) + "\n")
-    write_runs(files, rng, qids, sources, chunks=chunks, runs=runs, depth=depth,
-               doc_first=doc_first, doc_size=doc_size)
+    write_runs(
+        files,
+        rng,
+        qids,
+        sources,
+        chunks=chunks,
+        runs=runs,
+        depth=depth,
+        doc_first=doc_first,
+        doc_size=doc_size,
+    )
     manifest.write_text(json.dumps(params))
     sizes = ", ".join(f"{p.name} {p.stat().st_size / 1e6:.0f} MB" for p in files.values())
     print(f"data: generated in {time.perf_counter() - started:.1f} s (not counted): {sizes}")
     return files
 
 
-def write_runs(files: dict[str, Path], rng: random.Random, qids: list[str], sources: list[int],
-               *, chunks: int, runs: int, depth: int, doc_first: list[int],
-               doc_size: list[int]) -> None:
+def write_runs(
+    files: dict[str, Path],
+    rng: random.Random,
+    qids: list[str],
+    sources: list[int],
+    *,
+    chunks: int,
+    runs: int,
+    depth: int,
+    doc_first: list[int],
+    doc_size: list[int],
+) -> None:
     """TREC runs that agree in part, as real retrievers do.
 
     Per question, a shared base order: the source chunk, up to five chunks of its document, then
@@ -238,10 +298,11 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 def describe(name: str, seconds: Sequence[float]) -> dict[str, float]:
     ms = [s * 1000 for s in seconds]
-    stats = {"n": len(ms), "p50": statistics.median(ms), "p95": percentile(ms, 95),
-             "max": max(ms)}
-    print(f"  {name:<36} n={stats['n']:<4} p50 {stats['p50']:8.1f} ms   "
-          f"p95 {stats['p95']:8.1f} ms   max {stats['max']:8.1f} ms")
+    stats = {"n": len(ms), "p50": statistics.median(ms), "p95": percentile(ms, 95), "max": max(ms)}
+    print(
+        f"  {name:<36} n={stats['n']:<4} p50 {stats['p50']:8.1f} ms   "
+        f"p95 {stats['p95']:8.1f} ms   max {stats['max']:8.1f} ms"
+    )
     return stats
 
 
@@ -274,20 +335,35 @@ def cpu_seconds(*, children: bool = False) -> float:
 
 def bench_cli_import(files: dict[str, Path], workdir: Path) -> float:
     db = fresh_db(workdir / "cli.db")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO),
-                                                                     os.environ.get("PYTHONPATH"))))}
-    command = [sys.executable, "-m", "labeler", "import", "chunks", str(files["chunks"]),
-               "--db", str(db)]
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH")))),
+    }
+    command = [
+        sys.executable,
+        "-m",
+        "labeler",
+        "import",
+        "chunks",
+        str(files["chunks"]),
+        "--db",
+        str(db),
+    ]
     cpu = cpu_seconds(children=True)
-    seconds, done = timed(lambda: subprocess.run(command, cwd=REPO, env=env, capture_output=True,
-                                                 text=True, check=False))
+    seconds, done = timed(
+        lambda: subprocess.run(
+            command, cwd=REPO, env=env, capture_output=True, text=True, check=False
+        )
+    )
     cpu = cpu_seconds(children=True) - cpu
     if done.returncode != 0:
         print(done.stdout, done.stderr, sep="\n")
         msg = f"the CLI import failed with exit code {done.returncode}"
         raise SystemExit(msg)
-    print(f"  CLI  `labeler import chunks`         {seconds:8.1f} s   (cpu {cpu:.1f} s)"
-          f"  {done.stdout.strip()}  [db {size_mb(db):.0f} MB]")
+    print(
+        f"  CLI  `labeler import chunks`         {seconds:8.1f} s   (cpu {cpu:.1f} s)"
+        f"  {done.stdout.strip()}  [db {size_mb(db):.0f} MB]"
+    )
     fresh_db(db)  # two databases of this size are not needed; the in-process one is kept
     return seconds
 
@@ -298,8 +374,10 @@ def bench_imports(store: Store, files: dict[str, Path], runs: int) -> dict[str, 
     seconds, report = timed(lambda: import_chunks(store, files["chunks"]))
     cpu = cpu_seconds() - cpu
     figures["chunks"] = seconds
-    print(f"  in-process import_chunks             {seconds:8.1f} s   (cpu {cpu:.1f} s)"
-          f"  {report.summary()}  [db {size_mb(store.path):.0f} MB]")
+    print(
+        f"  in-process import_chunks             {seconds:8.1f} s   (cpu {cpu:.1f} s)"
+        f"  {report.summary()}  [db {size_mb(store.path):.0f} MB]"
+    )
     seconds, report = timed(lambda: import_questions(store, files["questions"]))
     figures["questions"] = seconds
     print(f"  in-process import_questions          {seconds:8.1f} s   {report.summary()}")
@@ -323,8 +401,10 @@ def bench_core(store: Store, qids: Sequence[str]) -> dict[str, dict[str, float]]
             lambda qid=qid, target=target: labeling.grade(store, qid, target, REVIEWER, 2)
         )
         graded.append(seconds)
-    print(f"  candidates per question: mean {statistics.mean(sizes):.1f}, "
-          f"min {min(sizes)}, max {max(sizes)}")
+    print(
+        f"  candidates per question: mean {statistics.mean(sizes):.1f}, "
+        f"min {min(sizes)}, max {max(sizes)}"
+    )
     return {
         "open_first": describe("open_question, first (FTS pooling)", first),
         "open_again": describe("open_question, again", again),
@@ -345,22 +425,30 @@ def bench_app(db: Path, qid: str, reruns: int) -> dict[str, dict[str, float]]:
     at.query_params["question"] = qid
     seconds, _ = timed(at.run)
     check_app(at)
-    print(f"  first run (question {qid}, includes its FTS pooling): {seconds * 1000:.0f} ms, "
-          f"{len(at.get('segmented_control'))} candidate cards")
+    print(
+        f"  first run (question {qid}, includes its FTS pooling): {seconds * 1000:.0f} ms, "
+        f"{len(at.get('segmented_control'))} candidate cards"
+    )
     times = []
     for _ in range(reruns):
         button = at.button(key="label_key_2")
         seconds, _ = timed(lambda button=button: button.click().run())
         check_app(at)
         times.append(seconds)
-    print(f"  (of each rerun, ~{compile_ms():.0f} ms is AppTest compiling the app's two scripts "
-          "afresh: it makes a new ScriptCache per run, a server compiles them once)")
+    print(
+        f"  (of each rerun, ~{compile_ms():.0f} ms is AppTest compiling the app's two scripts "
+        "afresh: it makes a new ScriptCache per run, a server compiles them once)"
+    )
     with Store(db) as store:
         labels = store.question_labels(qid, store.current_chunking())
-    print(f"  after {reruns} clicks: {sum(r['reviewer'] == REVIEWER for r in labels)} chunks of "
-          f"{qid} graded by {REVIEWER!r}")
-    return {"first": {"p50": seconds * 1000},
-            "rerun": describe("rerun after clicking label_key_2", times)}
+    print(
+        f"  after {reruns} clicks: {sum(r['reviewer'] == REVIEWER for r in labels)} chunks of "
+        f"{qid} graded by {REVIEWER!r}"
+    )
+    return {
+        "first": {"p50": seconds * 1000},
+        "rerun": describe("rerun after clicking label_key_2", times),
+    }
 
 
 def compile_ms() -> float:
@@ -412,8 +500,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=20251130)
     parser.add_argument("--samples", type=int, default=200, help="questions opened and graded")
     parser.add_argument("--reruns", type=int, default=50, help="page reruns after a grade")
-    parser.add_argument("--workdir", type=Path, default=None,
-                        help="where data and databases go (default: a folder under the temp dir)")
+    parser.add_argument(
+        "--workdir",
+        type=Path,
+        default=None,
+        help="where data and databases go (default: a folder under the temp dir)",
+    )
     parser.add_argument("--skip-cli", action="store_true", help="skip the CLI subprocess import")
     parser.add_argument("--skip-app", action="store_true", help="skip the AppTest reruns")
     args = parser.parse_args(argv)
@@ -421,13 +513,23 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"bench_labeling_{args.chunks}_{args.questions}_{args.runs}_{args.depth}_{args.seed}"
     )
     workdir.mkdir(parents=True, exist_ok=True)
-    print(f"bench_labeling: {args.chunks:,} chunks, {args.questions:,} questions, {args.runs} runs"
-          f" x {args.depth} results; seed {args.seed}; workdir {workdir}")
-    print(f"python {sys.version.split()[0]}, sqlite {__import__('sqlite3').sqlite_version}, "
-          f"{os.cpu_count()} cpus, load average {os.getloadavg()[0]:.2f}; labeler from {REPO}")
+    print(
+        f"bench_labeling: {args.chunks:,} chunks, {args.questions:,} questions, {args.runs} runs"
+        f" x {args.depth} results; seed {args.seed}; workdir {workdir}"
+    )
+    print(
+        f"python {sys.version.split()[0]}, sqlite {__import__('sqlite3').sqlite_version}, "
+        f"{os.cpu_count()} cpus, load average {os.getloadavg()[0]:.2f}; labeler from {REPO}"
+    )
     total = time.perf_counter()
-    files = generate(workdir, chunks=args.chunks, questions=args.questions, runs=args.runs,
-                     depth=args.depth, seed=args.seed)
+    files = generate(
+        workdir,
+        chunks=args.chunks,
+        questions=args.questions,
+        runs=args.runs,
+        depth=args.depth,
+        seed=args.seed,
+    )
 
     print("\nImports")
     cli_seconds = None if args.skip_cli else bench_cli_import(files, workdir)
@@ -447,18 +549,30 @@ def main(argv: Sequence[str] | None = None) -> None:
         app = bench_app(db, app_qid, args.reruns)
 
     ms = "ms"
-    summary([
-        ("import chunks, FTS included (CLI subprocess)", "s", cli_seconds, TARGETS["import"]),
-        ("import chunks, FTS included (in-process)", "s", imports["chunks"], TARGETS["import"]),
-        ("open_question p95, first open (FTS pooling)", ms, core["open_first"]["p95"],
-         TARGETS["core_p95_ms"]),
-        ("open_question p95, again", ms, core["open_again"]["p95"], TARGETS["core_p95_ms"]),
-        ("grade p95", ms, core["grade"]["p95"], TARGETS["core_p95_ms"]),
-        ("page rerun after a grade p95 (AppTest)", ms, app and app["rerun"]["p95"],
-         TARGETS["rerun_p95_ms"]),
-    ])
-    print(f"\n(whole benchmark: {time.perf_counter() - total:.0f} s; load average now "
-          f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} cpus: above ~1 someone else shares them)")
+    summary(
+        [
+            ("import chunks, FTS included (CLI subprocess)", "s", cli_seconds, TARGETS["import"]),
+            ("import chunks, FTS included (in-process)", "s", imports["chunks"], TARGETS["import"]),
+            (
+                "open_question p95, first open (FTS pooling)",
+                ms,
+                core["open_first"]["p95"],
+                TARGETS["core_p95_ms"],
+            ),
+            ("open_question p95, again", ms, core["open_again"]["p95"], TARGETS["core_p95_ms"]),
+            ("grade p95", ms, core["grade"]["p95"], TARGETS["core_p95_ms"]),
+            (
+                "page rerun after a grade p95 (AppTest)",
+                ms,
+                app and app["rerun"]["p95"],
+                TARGETS["rerun_p95_ms"],
+            ),
+        ]
+    )
+    print(
+        f"\n(whole benchmark: {time.perf_counter() - total:.0f} s; load average now "
+        f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} cpus: above ~1 someone else shares them)"
+    )
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 import pytest
 
 from labeler.errors import LabelerError
-from labeler.importers.readers import iter_columns, iter_csv, iter_jsonl, iter_records
+from labeler.readers import iter_columns, iter_csv, iter_jsonl, iter_records
 
 
 def test_jsonl_yields_line_numbers_and_skips_blank_lines(tmp_path) -> None:

@@ -1,8 +1,10 @@
-"""Streaming readers for the files users bring: JSONL, CSV, Parquet, whitespace tables.
+"""Streaming readers for the files users bring: JSONL, JSON, CSV, Parquet, whitespace tables.
 
 Each yields ``(line_number, record)`` one at a time, so a 1 GB file needs no more memory than
 its longest line, and reports the bytes it has read to an optional ``progress`` callback. Every
-problem raises LabelerError naming the file, the line and, where it applies, the field.
+problem raises LabelerError naming the file, the line and, where it applies, the field. Shared
+by the importers and the metric engine, so it imports nothing heavier than the standard library
+(pyarrow only when a Parquet file is read).
 """
 
 from __future__ import annotations
@@ -30,14 +32,23 @@ def check_file(path: str | Path) -> Path:
     return path
 
 
-def _lines(path: Path, progress: Progress | None) -> Iterator[tuple[int, str]]:
-    """Decoded lines (no line ending), strictly UTF-8 (a BOM is accepted) with line numbers."""
+BOM = b"\xef\xbb\xbf"
+
+
+def lines(
+    path: str | Path, progress: Progress | None = None, *, keep_blank: bool = False
+) -> Iterator[tuple[int, str]]:
+    """Decoded lines without their line ending, strictly UTF-8 (a BOM is accepted), numbered
+    from 1. Blank lines are skipped unless ``keep_blank`` (CSV needs them inside quotes)."""
+    path = Path(path)
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
             if progress is not None:
                 progress(len(raw))
-            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                raw = raw[3:]
+            if number == 1:
+                if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+                    raise LabelerError("the file is UTF-16; save it as UTF-8", path=path, line=1)
+                raw = raw.removeprefix(BOM)
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as error:
@@ -45,14 +56,14 @@ def _lines(path: Path, progress: Progress | None) -> Iterator[tuple[int, str]]:
                     f"not valid UTF-8 (byte {error.start + 1} of the line); save the file as UTF-8"
                 )
                 raise LabelerError(msg, path=path, line=number) from None
-            yield number, text.rstrip("\r\n")
+            text = text.rstrip("\r\n")
+            if keep_blank or text.strip():
+                yield number, text
 
 
 def iter_jsonl(path: str | Path, progress: Progress | None = None) -> Iterator[tuple[int, dict]]:
     path = check_file(path)
-    for number, text in _lines(path, progress):
-        if not text.strip():
-            continue
+    for number, text in lines(path, progress):
         try:
             record = json.loads(text)
         except json.JSONDecodeError as error:
@@ -67,8 +78,7 @@ def iter_jsonl(path: str | Path, progress: Progress | None = None) -> Iterator[t
 def iter_csv(path: str | Path, progress: Progress | None = None) -> Iterator[tuple[int, dict]]:
     """Rows of a CSV file with a header, as dicts; the line is where the row starts."""
     path = check_file(path)
-    lines = (text + "\n" for _, text in _lines(path, progress))
-    reader = csv.reader(lines)
+    reader = csv.reader(text + "\n" for _, text in lines(path, progress, keep_blank=True))
     try:
         header = next(reader)
     except StopIteration:
@@ -105,6 +115,28 @@ def iter_parquet(path: str | Path, progress: Progress | None = None) -> Iterator
             progress(size * batch.num_rows // total_rows)
 
 
+def json_file(path: str | Path) -> Any:
+    """A whole JSON document (an empty file reads as {})."""
+    path = check_file(path)
+    text = "\n".join(t for _, t in lines(path, keep_blank=True))
+    try:
+        return json.loads(text) if text.strip() else {}
+    except json.JSONDecodeError as error:
+        msg = f"not valid JSON: {error.msg} at column {error.colno}"
+        raise LabelerError(msg, path=path, line=error.lineno) from None
+
+
+def text_field(record: dict, field: str, *, path: str | Path, line: int) -> str:
+    """A required id or text field (a whole number is accepted as its text)."""
+    value = record.get(field)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if not isinstance(value, str) or not value.strip():
+        what = "missing" if value is None else f"expected text, got {value!r}"
+        raise LabelerError(what, path=path, line=line, field=field)
+    return value
+
+
 def iter_records(path: str | Path, progress: Progress | None = None) -> Iterator[tuple[int, dict]]:
     """JSONL, CSV or Parquet, chosen by the file's extension."""
     path = check_file(path)
@@ -124,10 +156,9 @@ def iter_columns(
 ) -> Iterator[tuple[int, list[str]]]:
     """Whitespace-separated columns of a TREC-style file (blank lines and # comments skipped)."""
     path = check_file(path)
-    for number, text in _lines(path, progress):
-        if not text.strip() or text.lstrip().startswith("#"):
-            continue
-        yield number, text.split()
+    for number, text in lines(path, progress):
+        if not text.lstrip().startswith("#"):
+            yield number, text.split()
 
 
 def require(record: dict, field: str, *, path: Path | str, line: int) -> Any:
