@@ -1,0 +1,38 @@
+"""Exporting from the app in a real browser: the demo's disagreements stop a plain export, a
+policy settles them, and the new version appears in the history on disk."""
+
+import json
+
+import pytest
+
+from labeler.demo import load_demo
+from labeler.store import Store
+from tests.e2e.conftest import screenshot, wait_for_app
+
+pytestmark = pytest.mark.e2e
+
+
+def test_create_a_version_from_the_export_page(tmp_path, serve, page, monkeypatch) -> None:
+    exports = tmp_path / "exports"
+    monkeypatch.setenv("LABELER_EXPORTS", str(exports))
+    with Store(tmp_path / "demo.db") as store:
+        load_demo(store)
+        db = store.path
+    server = serve(db)
+    page.goto(f"{server.url}/export?reviewer=maria")
+    wait_for_app(page)
+    page.locator(".st-key-export_name input").fill("orders-faq")
+    page.get_by_role("button", name="Create version").click()
+    wait_for_app(page)
+    page.wait_for_selector(".st-key-export_disagreements")
+    assert not exports.exists() or not any(exports.rglob("manifest.json"))
+    page.locator(".st-key-export_policy").click()
+    page.get_by_role("option", name="majority", exact=False).first.click()
+    wait_for_app(page)
+    page.get_by_role("button", name="Create version").click()
+    wait_for_app(page)
+    page.wait_for_selector(".st-key-export_history")
+    screenshot(page, "export-created")
+    manifest = json.loads((exports / "orders-faq" / "v1" / "manifest.json").read_text())
+    assert manifest["policy"] == "majority"
+    assert manifest["counts"]["questions"] == 33
