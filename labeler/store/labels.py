@@ -7,6 +7,7 @@ same chunk at once each keep their own grade.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
@@ -15,6 +16,27 @@ from labeler.store.base import StoreBase, now
 from labeler.store.runs import _insert_batches, _raise_first
 
 EVERYONE = "*"
+
+
+def append_event(
+    conn: sqlite3.Connection,
+    question_id: str,
+    chunking: str,
+    chunk_id: str | None,
+    reviewer: str,
+    action: str,
+    *,
+    at: str,
+    old_grade: int | None = None,
+    new_grade: int | None = None,
+    note: str | None = None,
+) -> None:
+    """One row of the append-only history; called inside the transaction of the change."""
+    conn.execute(
+        "INSERT INTO label_events (question_id, chunking, chunk_id, reviewer, action,"
+        " old_grade, new_grade, note, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (question_id, chunking, chunk_id, reviewer, action, old_grade, new_grade, note, at),
+    )
 
 
 def check_reviewer(reviewer: str) -> str:
@@ -85,20 +107,17 @@ class LabelStore(StoreBase):
                 """,
                 (question_id, chunking, chunk_id, reviewer, grade, new_note, *chunk, stamp, stamp),
             )
-            conn.execute(
-                "INSERT INTO label_events (question_id, chunking, chunk_id, reviewer, action,"
-                " old_grade, new_grade, note, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    question_id,
-                    chunking,
-                    chunk_id,
-                    reviewer,
-                    action if old_grade != grade else "note",
-                    old_grade,
-                    grade,
-                    new_note,
-                    stamp,
-                ),
+            append_event(
+                conn,
+                question_id,
+                chunking,
+                chunk_id,
+                reviewer,
+                action if old_grade != grade else "note",
+                at=stamp,
+                old_grade=old_grade,
+                new_grade=grade,
+                note=new_note,
             )
         return old_grade
 
@@ -132,11 +151,7 @@ class LabelStore(StoreBase):
                 (question_id, chunking, reviewer, int(value), stamp),
             )
             action = mark if value else f"un{mark}" if mark == "skipped" else "answerable"
-            conn.execute(
-                "INSERT INTO label_events (question_id, chunking, chunk_id, reviewer, action, at)"
-                " VALUES (?, ?, NULL, ?, ?, ?)",
-                (question_id, chunking, reviewer, action, stamp),
-            )
+            append_event(conn, question_id, chunking, None, reviewer, action, at=stamp)
         return True
 
     def marks(self, question_id: str, chunking: str) -> dict[str, dict]:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from labeler.errors import LabelerError, NotFoundError
 from labeler.store.base import StoreBase, now
-from labeler.store.labels import check_reviewer
+from labeler.store.labels import append_event, check_reviewer
 
 
 class VersionStore(StoreBase):
@@ -165,20 +165,17 @@ class VersionStore(StoreBase):
                     " note = excluded.note, at = excluded.at",
                     (question_id, chunking, chunk_id, grade, reviewer, note, stamp),
                 )
-            conn.execute(
-                "INSERT INTO label_events (question_id, chunking, chunk_id, reviewer, action,"
-                " old_grade, new_grade, note, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    question_id,
-                    chunking,
-                    chunk_id,
-                    reviewer,
-                    "adjudicate" if grade is not None else "unadjudicate",
-                    old_grade,
-                    grade,
-                    note,
-                    stamp,
-                ),
+            append_event(
+                conn,
+                question_id,
+                chunking,
+                chunk_id,
+                reviewer,
+                "adjudicate" if grade is not None else "unadjudicate",
+                at=stamp,
+                old_grade=old_grade,
+                new_grade=grade,
+                note=note,
             )
         return old_grade
 
