@@ -167,9 +167,13 @@ def generate(
         "depth": depth,
         "seed": seed,
         "vocabulary": VOCABULARY,
-        "format": 1,
+        "format": 2,
     }
-    files = {"chunks": workdir / "chunks.jsonl", "questions": workdir / "questions.jsonl"}
+    files = {
+        "chunks": workdir / "chunks.jsonl",
+        "questions": workdir / "questions.jsonl",
+        "truth": workdir / "truth.tsv",
+    }
     files.update({f"run{i}": workdir / f"run{i}.trec" for i in range(1, runs + 1)})
     manifest = workdir / "data.json"
     if (
@@ -189,6 +193,7 @@ def generate(
     sources = rng.sample(range(chunks), min(questions, chunks))
     source_of = {index: number for number, index in enumerate(sources)}
     texts: list[str] = [""] * len(sources)
+    truth: list[str] = [""] * len(sources)  # the chunk each question was written from
     doc_first: list[int] = []  # first chunk index of each document
     doc_size: list[int] = []
     with files["chunks"].open("w", encoding="utf-8") as out:
@@ -216,8 +221,10 @@ def generate(
                 offset += len(text) + 2
                 if index in source_of:
                     texts[source_of[index]] = question_text(rng, words, rank, table)
+                    truth[source_of[index]] = record["id"]
                 index += 1
     qids = [f"q{n:05d}" for n in range(len(sources))]
+    files["truth"].write_text("".join(f"{q}\t{c}\n" for q, c in zip(qids, truth, strict=True)))
     with files["questions"].open("w", encoding="utf-8") as out:
         for qid, text in zip(qids, texts, strict=True):
             record = {"id": qid, "question": text, "tags": rng.sample(TAGS, rng.randint(0, 2))}
@@ -388,12 +395,19 @@ def bench_imports(store: Store, files: dict[str, Path], runs: int) -> dict[str, 
     return figures
 
 
-def bench_core(store: Store, qids: Sequence[str]) -> dict[str, dict[str, float]]:
+def bench_core(
+    store: Store, qids: Sequence[str], truth: dict[str, str]
+) -> dict[str, dict[str, float]]:
     first, again, graded, sizes = [], [], [], []
+    found = {"search": 0, "pool": 0}
     for qid in qids:
         seconds, view = timed(lambda qid=qid: labeling.open_question(store, qid, REVIEWER))
         first.append(seconds)
         sizes.append(len(view.candidates))
+        for candidate in view.candidates:
+            if candidate.chunk.id == truth.get(qid):
+                found["pool"] += 1
+                found["search"] += any(s == "search:bm25" for s, _ in candidate.entry.sources)
         seconds, view = timed(lambda qid=qid: labeling.open_question(store, qid, REVIEWER))
         again.append(seconds)
         target = view.candidates[len(view.candidates) // 2].chunk.id
@@ -404,6 +418,11 @@ def bench_core(store: Store, qids: Sequence[str]) -> dict[str, dict[str, float]]
     print(
         f"  candidates per question: mean {statistics.mean(sizes):.1f}, "
         f"min {min(sizes)}, max {max(sizes)}"
+    )
+    print(
+        f"  recall check: the chunk each question was written from is in its full-text pool"
+        f" for {found['search']}/{len(qids)} questions, in its whole pool for"
+        f" {found['pool']}/{len(qids)}"
     )
     return {
         "open_first": describe("open_question, first (FTS pooling)", first),
@@ -541,7 +560,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         sample = rng.sample(qids, min(args.samples, len(qids) - 1))
         app_qid = rng.choice(sorted(set(qids) - set(sample)))
         print(f"\nCore functions, {len(sample)} random questions, reviewer {REVIEWER!r}")
-        core = bench_core(store, sample)
+        truth = dict(line.split("\t") for line in files["truth"].read_text().splitlines() if line)
+        core = bench_core(store, sample, truth)
 
     app = None
     if not args.skip_app:
