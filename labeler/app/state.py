@@ -47,11 +47,17 @@ def reviewer() -> str | None:
 
 
 @contextlib.contextmanager
-def user_errors() -> Iterator[None]:
-    """Show a LabelerError as a visible message on the page instead of a traceback."""
+def user_errors(*, shown_path: tuple[str, str] | None = None) -> Iterator[None]:
+    """Show a LabelerError as a visible message on the page instead of a traceback.
+
+    ``shown_path`` (server path, name to show) names an uploaded file as the user knows it,
+    not as the temporary copy the server read.
+    """
     try:
         yield
     except LabelerError as error:
+        if shown_path is not None and error.path == shown_path[0]:
+            error.path = shown_path[1]
         st.error(str(error), icon=":material/error:")
 
 

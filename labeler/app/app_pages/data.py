@@ -11,9 +11,11 @@ from labeler.app.state import get_store, user_errors
 from labeler.importers import (
     IMPORT_KINDS,
     import_chunks,
+    import_deepeval,
     import_documents,
     import_qrels,
     import_questions,
+    import_ragas,
     import_run,
     parse_grade_map,
 )
@@ -26,6 +28,8 @@ UPLOADABLE = {
     "questions": ["jsonl", "csv"],
     "run": ["trec", "txt", "run", "tsv", "jsonl"],
     "qrels": ["qrels", "txt", "tsv"],
+    "ragas": ["csv", "json", "jsonl"],
+    "deepeval": ["json", "jsonl", "csv"],
 }
 
 
@@ -42,13 +46,13 @@ def status_panel() -> None:
         st.dataframe(
             [{"run": name, **run} for name, run in status["runs"].items()],
             hide_index=True,
-            use_container_width=False,
+            width="content",
         )
     if status["labels"]["by_reviewer"]:
         st.dataframe(
             [{"reviewer": r, "labels": n} for r, n in status["labels"]["by_reviewer"].items()],
             hide_index=True,
-            use_container_width=False,
+            width="content",
         )
 
 
@@ -61,10 +65,23 @@ def run_import(kind: str, path: Path, options: dict) -> None:
         report = import_questions(store, path)
     elif kind == "run":
         report = import_run(store, path, name=options["name"] or None, pool_depth=options["depth"])
-    else:
+    elif kind == "qrels":
         report = import_qrels(
             store, path, reviewer=options["reviewer"], grade_map=parse_grade_map(options["map"])
         )
+    else:
+        generated = (import_ragas if kind == "ragas" else import_deepeval)(store, path)
+        st.success(generated.summary())
+        if generated.unmatched:
+            st.caption("Contexts that matched no chunk (find them with the grading page's search):")
+            st.dataframe(
+                [
+                    {"line": u.line, "question": u.question_id, "context": u.preview(200)}
+                    for u in generated.unmatched
+                ],
+                hide_index=True,
+            )
+        return
     st.success(report.summary())
 
 
@@ -96,7 +113,7 @@ def upload_panel() -> None:
         # Keep the user's file name: error messages name it, and runs default to it.
         path = Path(folder) / Path(upload.name).name
         path.write_bytes(upload.getvalue())
-        with user_errors(), st.spinner("Importing…"):
+        with user_errors(shown_path=(str(path), upload.name)), st.spinner("Importing…"):
             run_import(kind, path, options)
 
 

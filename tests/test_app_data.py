@@ -1,0 +1,58 @@
+"""The Data page: status, and uploads through the same importers as the CLI."""
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from labeler.store import Store
+from tests.conftest import SHARED_DATA, table_counts
+
+PAGE = str(Path(__file__).resolve().parents[1] / "labeler" / "app" / "app_pages" / "data.py")
+
+
+@pytest.fixture
+def page(loaded: Store, monkeypatch) -> AppTest:
+    monkeypatch.setenv("LABELER_DB", str(loaded.path))
+    return AppTest.from_file(PAGE, default_timeout=60).run()
+
+
+def upload(page: AppTest, kind: str, name: str, content: bytes) -> AppTest:
+    page.selectbox(key="data_kind").set_value(kind).run()
+    page.get("file_uploader")[0].set_value((name, content, "application/octet-stream")).run()
+    return page.button(key="data_import").click().run()
+
+
+def test_status_is_shown(page: AppTest) -> None:
+    assert [m.value for m in page.metric] == ["5", "3", "1", "0"]
+
+
+def test_an_uploaded_qrels_file_is_imported_as_that_reviewer(page: AppTest, loaded: Store) -> None:
+    page.selectbox(key="data_kind").set_value("qrels").run()
+    page.text_input(key="data_reviewer").input("assessors").run()
+    page.get("file_uploader")[0].set_value(("judged.qrels", b"q1 0 rate-limits 2\n", "text/plain"))
+    page.run()
+    page.button(key="data_import").click().run()
+    assert [s.value for s in page.success] == [
+        "qrels: 1 added, 0 updated, 0 unchanged (reviewer 'assessors')"
+    ]
+    assert [(r["chunk_id"], r["reviewer"]) for r in loaded.question_labels("q1", "default")] == [
+        ("rate-limits", "assessors")
+    ]
+
+
+def test_a_bad_upload_shows_the_error_and_writes_nothing(page: AppTest, loaded: Store) -> None:
+    before = table_counts(loaded)
+    upload(page, "chunks", "broken.jsonl", b'{"id": "x", "text": "ok"}\n{"id": "y"}\n')
+    assert [e.value for e in page.error] == ['broken.jsonl:2: field "text": missing or empty']
+    assert table_counts(loaded) == before
+
+
+def test_a_ragas_file_comes_in_as_generated_questions(page: AppTest, loaded: Store) -> None:
+    path = SHARED_DATA / "formats" / "ragas" / "testset_2.csv"
+    upload(page, "ragas", path.name, path.read_bytes())
+    assert not page.exception
+    assert page.success[0].value.startswith("ragas: 10 added")
+    pending = loaded.query("SELECT origin, review_status FROM questions WHERE origin = 'generated'")
+    assert len(pending) == 10
+    assert {r["review_status"] for r in pending} == {"pending"}
