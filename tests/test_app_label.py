@@ -131,3 +131,25 @@ def test_chunk_text_is_shown_as_text_never_markup(loaded: Store, app: AppTest) -
     assert "<img" not in body
     assert "&lt;b&gt;t&lt;/b&gt;" in body
     assert not [m for m in app.markdown if "pixel" in m.value]
+
+
+def test_note_and_surrounding_text_open_on_request(app: AppTest, loaded: Store) -> None:
+    app.query_params["question"] = "q1"
+    app.run()
+    ids = app.session_state["label_chunk_ids"]
+    chunk_id = "pagination"
+    index = ids.index(chunk_id)
+    assert not app.text_area  # nothing is built until asked for
+    app.segmented_control(key=f"label_grade::q1::{chunk_id}").set_value(0).run()
+    app.pills(key=f"label_open::q1::{chunk_id}").set_value(["note", "context"]).run()
+    app.text_area(key=f"label_note::q1::{chunk_id}").input("about paging, not limits").run()
+    app.button(key=f"label_note_save::q1::{chunk_id}").click().run()
+    labels = loaded.question_labels("q1", "default")
+    assert [(r["chunk_id"], r["grade"], r["note"]) for r in labels] == [
+        (chunk_id, 0, "about paging, not limits")
+    ]
+    # Surrounding text: the chunks before and after it in its document ("api").
+    context = [h.proto.body for h in app.html if 'class="lbl-context"' in h.proto.body]
+    assert len(context) == 1
+    assert "404 means the order does not exist" in context[0]
+    assert app.session_state["label_cursor"] == index

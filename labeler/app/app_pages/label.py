@@ -333,30 +333,46 @@ def card(
                 args=(q.id, chunk.id, index),
                 label_visibility="collapsed",
             )
-            with st.popover(
-                "Note",
-                icon=":material/edit_note:",
-                disabled=candidate.grade is None,
-                help="Grade first, then say why",
-            ):
-                note_key = f"label_note::{q.id}::{chunk.id}"
-                st.session_state.setdefault(note_key, candidate.note or "")
-                st.text_area("Why this grade?", key=note_key, height=80)
-                st.button(
-                    "Save note",
-                    key=f"label_note_save::{q.id}::{chunk.id}",
-                    on_click=save_note,
-                    args=(q.id, chunk.id),
-                )
+            open_key = f"label_open::{q.id}::{chunk.id}"
+            st.pills(
+                "More",
+                ["note", "context"],
+                key=open_key,
+                selection_mode="multi",
+                format_func={"note": "Note", "context": "Surrounding text"}.get,
+                label_visibility="collapsed",
+            )
             if candidate.others:
                 st.caption("Others: " + ", ".join(f"{r} {int(g)}" for r, g in candidate.others))
             if st.session_state.get("label_reveal"):
                 st.caption("Found by: " + describe_sources(candidate.entry))
-        if candidate.note:
+        # The note editor and the surrounding text are built only when asked for: a page of
+        # thirty cards stays quick to rerun after every grade.
+        opened = st.session_state.get(open_key) or []
+        if "note" in opened:
+            note_editor(q.id, candidate)
+        elif candidate.note:
             st.caption("Your note:")
             st.text(candidate.note)
-        with st.expander("Surrounding text"):
-            surrounding_text(candidate, terms)
+        if "context" in opened:
+            with st.container(border=True):
+                surrounding_text(candidate, terms)
+
+
+def note_editor(question_id: str, candidate: labeling.CandidateView) -> None:
+    if candidate.grade is None:
+        st.caption("Grade the chunk first, then say why.")
+        return
+    chunk_id = candidate.chunk.id
+    note_key = f"label_note::{question_id}::{chunk_id}"
+    st.session_state.setdefault(note_key, candidate.note or "")
+    st.text_area("Why this grade?", key=note_key, height=80)
+    st.button(
+        "Save note",
+        key=f"label_note_save::{question_id}::{chunk_id}",
+        on_click=save_note,
+        args=(question_id, chunk_id),
+    )
 
 
 def search_box(view: labeling.QuestionView, terms: list[str]) -> None:
