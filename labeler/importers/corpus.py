@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from labeler.errors import LabelerError
+from labeler.importers.batching import upsert_unique
 from labeler.models import ImportReport
 from labeler.readers import (
     Progress,
@@ -38,31 +39,21 @@ def write_chunks(
     store: Store, path: Path, records: Iterable[tuple[int, dict]], *, chunking: str
 ) -> ImportReport:
     """The checks and writes of a chunk import, over records from any reader."""
-    added = updated = total = 0
-    seen: set[str] = set()
-    batch: list[dict] = []
     with store.write():
         store.ensure_chunking(chunking, source=str(path))
-        for line, record in records:
-            row = _chunk_row(record, path=path, line=line)
-            if row["id"] in seen:
-                msg = f"duplicate chunk id {row['id']!r} in this file"
-                raise LabelerError(msg, path=path, line=line, field="id")
-            seen.add(row["id"])
-            batch.append(row)
-            if len(batch) >= BATCH:
-                a, u = store.upsert_chunks(chunking, batch)
-                added, updated, total = added + a, updated + u, total + len(batch)
-                batch.clear()
-        if batch:
-            a, u = store.upsert_chunks(chunking, batch)
-            added, updated, total = added + a, updated + u, total + len(batch)
+        added, updated, unchanged = upsert_unique(
+            ((line, _chunk_row(record, path=path, line=line)) for line, record in records),
+            lambda rows: store.upsert_chunks(chunking, rows),
+            path=path,
+            what="chunk",
+            batch=BATCH,
+        )
     return ImportReport(
         "chunks",
         str(path),
         added=added,
         updated=updated,
-        unchanged=total - added - updated,
+        unchanged=unchanged,
         detail=f"chunking {chunking!r}",
     )
 
@@ -113,30 +104,23 @@ def import_documents(
 ) -> ImportReport:
     """Documents with ``id`` and ``text``, optional ``title``: the text around a chunk."""
     path = check_file(path)
-    added = updated = total = 0
-    seen: set[str] = set()
-    batch: list[dict] = []
     with store.write():
-        for line, record in iter_jsonl(path, progress):
-            doc_id = as_text(
-                require(record, "id", path=path, line=line), path=path, line=line, field="id"
-            )
-            if doc_id in seen:
-                msg = f"duplicate document id {doc_id!r} in this file"
-                raise LabelerError(msg, path=path, line=line, field="id")
-            seen.add(doc_id)
-            text = record.get("text")
-            if not isinstance(text, str):
-                raise LabelerError("missing, or not text", path=path, line=line, field="text")
-            title = record.get("title")
-            batch.append({"id": doc_id, "text": text, "title": title, "source": str(path.name)})
-            if len(batch) >= 1000:
-                a, u = store.upsert_documents(batch)
-                added, updated, total = added + a, updated + u, total + len(batch)
-                batch.clear()
-        if batch:
-            a, u = store.upsert_documents(batch)
-            added, updated, total = added + a, updated + u, total + len(batch)
-    return ImportReport(
-        "documents", str(path), added=added, updated=updated, unchanged=total - added - updated
-    )
+        added, updated, unchanged = upsert_unique(
+            (
+                (line, _document_row(record, path=path, line=line))
+                for line, record in iter_jsonl(path, progress)
+            ),
+            store.upsert_documents,
+            path=path,
+            what="document",
+            batch=1000,
+        )
+    return ImportReport("documents", str(path), added=added, updated=updated, unchanged=unchanged)
+
+
+def _document_row(record: dict, *, path: Path, line: int) -> dict:
+    doc_id = as_text(require(record, "id", path=path, line=line), path=path, line=line, field="id")
+    text = record.get("text")
+    if not isinstance(text, str):
+        raise LabelerError("missing, or not text", path=path, line=line, field="text")
+    return {"id": doc_id, "text": text, "title": record.get("title"), "source": path.name}

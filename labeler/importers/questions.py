@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from labeler.errors import LabelerError
+from labeler.importers.batching import upsert_unique
 from labeler.models import ImportReport
 from labeler.readers import Progress, as_text, check_file, first_of, iter_records, require
 from labeler.store import Store
@@ -66,24 +67,12 @@ def write_questions(
     store: Store, path: Path, records: Iterable[tuple[int, dict]], *, kind: str = "questions"
 ) -> ImportReport:
     """The checks and writes of a question import, over records from any reader."""
-    rows: list[dict] = []
-    seen: set[str] = set()
-    added = updated = total = 0
     with store.write():
-        for line, record in records:
-            row = question_row(record, path=path, line=line)
-            if row["id"] in seen:
-                msg = f"duplicate question id {row['id']!r} in this file"
-                raise LabelerError(msg, path=path, line=line, field="id")
-            seen.add(row["id"])
-            rows.append(row)
-            if len(rows) >= 5000:
-                a, u = store.upsert_questions(rows)
-                added, updated, total = added + a, updated + u, total + len(rows)
-                rows.clear()
-        if rows:
-            a, u = store.upsert_questions(rows)
-            added, updated, total = added + a, updated + u, total + len(rows)
-    return ImportReport(
-        kind, str(path), added=added, updated=updated, unchanged=total - added - updated
-    )
+        added, updated, unchanged = upsert_unique(
+            ((line, question_row(record, path=path, line=line)) for line, record in records),
+            store.upsert_questions,
+            path=path,
+            what="question",
+            batch=5000,
+        )
+    return ImportReport(kind, str(path), added=added, updated=updated, unchanged=unchanged)
