@@ -69,7 +69,8 @@ def test_adding_a_chunk_from_search_grows_the_pool_and_reopens_the_question(load
 def test_unanswerable_completes_a_question_and_can_be_undone(loaded: Store) -> None:
     labeling.mark(loaded, "q3", "ana", unanswerable=True)
     view = labeling.open_question(loaded, "q3", "ana")
-    assert view.unanswerable and view.complete
+    assert view.unanswerable
+    assert view.complete
     labeling.mark(loaded, "q3", "ana", unanswerable=False)
     assert not labeling.open_question(loaded, "q3", "ana").complete
 

@@ -51,5 +51,5 @@ def test_missing_file_and_unknown_type(tmp_path) -> None:
     with pytest.raises(LabelerError, match="no such file"):
         iter_records(tmp_path / "none.jsonl")
     (tmp_path / "x.xml").write_text("<x/>")
-    with pytest.raises(LabelerError, match="unknown file type '.xml'"):
+    with pytest.raises(LabelerError, match=r"unknown file type '\.xml'"):
         iter_records(tmp_path / "x.xml")

@@ -61,7 +61,8 @@ def test_two_processes_writing_grades_lose_nothing(tmp_path) -> None:
         assert store.scalar("SELECT count(*) FROM label_events") == 3 * QUESTIONS * CHUNKS
         wrong = store.scalar(
             "SELECT count(*) FROM labels WHERE reviewer != 'tab'"
-            " AND grade != (CAST(substr(question_id, 2) AS INT) + CAST(substr(chunk_id, 2) AS INT)) % 3"
+            " AND grade != (CAST(substr(question_id, 2) AS INT)"
+            " + CAST(substr(chunk_id, 2) AS INT)) % 3"
         )
         assert wrong == 0
         # Progress agrees with the labels: both finished every question.

@@ -72,9 +72,14 @@ def test_marks_are_recorded_with_history(loaded: Store) -> None:
     assert [e[2] for e in events(loaded)] == ["unanswerable", "answerable"]
 
 
+def grade_then_fail(store: Store) -> None:
+    with store.write():
+        store.set_grade("q1", "default", "rate-limits", "ana", 2)
+        store.set_grade("q1", "default", "missing", "ana", 2)
+
+
 def test_a_failed_write_rolls_back_everything_in_it(loaded: Store) -> None:
-    with pytest.raises(NotFoundError), loaded.write():
-        loaded.set_grade("q1", "default", "rate-limits", "ana", 2)
-        loaded.set_grade("q1", "default", "missing", "ana", 2)
+    with pytest.raises(NotFoundError):
+        grade_then_fail(loaded)
     assert loaded.scalar("SELECT count(*) FROM labels") == 0
     assert loaded.scalar("SELECT count(*) FROM label_events") == 0
