@@ -227,6 +227,16 @@ def _fields(text: str, count: int, shape: str, *, path: Path, line: int, exact: 
     return fields
 
 
+def _label_once(
+    seen: dict[tuple[str, str], int], q: str, chunk: str, *, path: Path, line: int
+) -> None:
+    """Remember where (question, chunk) was labelled; a second label names both lines."""
+    if (q, chunk) in seen:
+        msg = f"question {q}: chunk {chunk} is labelled twice (lines {seen[q, chunk]} and {line})"
+        raise LabelerError(msg, path=path, line=line)
+    seen[q, chunk] = line
+
+
 def _slow_qrels(path: Path) -> Qrels:
     questions: list[str] = []
     chunks: list[str] = []
@@ -234,12 +244,7 @@ def _slow_qrels(path: Path) -> Qrels:
     seen: dict[tuple[str, str], int] = {}
     for line, text in lines(path):
         q, _, chunk, grade = _fields(text, 4, _QRELS_SHAPE, path=path, line=line, exact=True)
-        if (q, chunk) in seen:
-            msg = (
-                f"question {q}: chunk {chunk} is labelled twice (lines {seen[q, chunk]} and {line})"
-            )
-            raise LabelerError(msg, path=path, line=line)
-        seen[q, chunk] = line
+        _label_once(seen, q, chunk, path=path, line=line)
         questions.append(q)
         chunks.append(chunk)
         grades.append(_whole(grade, path=path, line=line, field="grade"))
@@ -283,12 +288,7 @@ def _jsonl_qrels(path: Path) -> Qrels:
         chunk = text_field(record, "chunk_id", path=path, line=line)
         if "grade" not in record:
             raise LabelerError("missing", path=path, line=line, field="grade")
-        if (q, chunk) in seen:
-            msg = (
-                f"question {q}: chunk {chunk} is labelled twice (lines {seen[q, chunk]} and {line})"
-            )
-            raise LabelerError(msg, path=path, line=line)
-        seen[q, chunk] = line
+        _label_once(seen, q, chunk, path=path, line=line)
         questions.append(q)
         chunks.append(chunk)
         grades.append(_whole(record["grade"], path=path, line=line, field="grade"))
