@@ -10,7 +10,12 @@ from click.testing import CliRunner
 
 from labeler.cli import main
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+# The user's manual is the README plus the reference pages under docs/.
+MANUAL = "\n".join(
+    [README, *(p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs").glob("*.md")))]
+)
 
 
 def command_paths(group: click.Group = main, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
@@ -44,9 +49,9 @@ def test_every_command_has_help_with_an_example(path: tuple[str, ...]) -> None:
 
 
 @pytest.mark.parametrize("path", command_paths(), ids=" ".join)
-def test_every_command_has_a_readme_section(path: tuple[str, ...]) -> None:
+def test_every_command_has_a_manual_section(path: tuple[str, ...]) -> None:
     heading = "### `labeler " + " ".join(path)
-    assert heading in README, f"README lacks a section starting with {heading}"
+    assert heading in MANUAL, f"README.md and docs/*.md lack a section starting with {heading}"
 
 
 def test_readme_metric_table_is_the_registry() -> None:
