@@ -10,7 +10,7 @@ import pytest
 from labeler.store import Store
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO.parent / "shared" / "data"
+DATA = REPO / "tests" / "data"  # copies of other projects' files, with their licences
 
 CHUNKS = [
     {

@@ -6,7 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from labeler.store import Store
-from tests.conftest import SHARED_DATA, table_counts
+from tests.conftest import DATA, table_counts
 
 PAGE = str(Path(__file__).resolve().parents[1] / "labeler" / "app" / "app_pages" / "data.py")
 
@@ -49,7 +49,7 @@ def test_a_bad_upload_shows_the_error_and_writes_nothing(page: AppTest, loaded: 
 
 
 def test_a_ragas_file_comes_in_as_generated_questions(page: AppTest, loaded: Store) -> None:
-    path = SHARED_DATA / "formats" / "ragas" / "testset_2.csv"
+    path = DATA / "formats" / "ragas" / "testset_2.csv"
     upload(page, "ragas", path.name, path.read_bytes())
     assert not page.exception
     assert page.success[0].value.startswith("ragas: 10 added")

@@ -14,7 +14,7 @@ from labeler.cli import main
 from tests.test_metrics_io import make_version
 from tests.test_metrics_worked_examples import g_example
 
-TREC_EVAL = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "trec_eval"
+TREC_EVAL = Path(__file__).resolve().parent / "data" / "trec_eval"
 
 
 def invoke(*args: str):

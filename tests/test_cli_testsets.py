@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from labeler.cli import main
 from labeler.store import Store
 
-FORMATS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "formats"
+FORMATS = Path(__file__).resolve().parent / "data" / "formats"
 
 
 def run(*args: str):

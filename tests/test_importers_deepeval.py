@@ -1,4 +1,4 @@
-"""Importing DeepEval goldens: the real JSON and CSV files in shared/data/formats, and small
+"""Importing DeepEval goldens: the real JSON and CSV files in tests/data/formats, and small
 hand-made ones."""
 
 import hashlib
@@ -12,7 +12,7 @@ from labeler.importers.deepeval import import_deepeval, read_deepeval
 from labeler.store import Store
 from tests.conftest import table_counts
 
-FORMATS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "formats"
+FORMATS = Path(__file__).resolve().parent / "data" / "formats"
 GOLDENS_JSON = FORMATS / "deepeval" / "goldens.json"
 GOLDENS_CSV = FORMATS / "deepeval" / "goldens.csv"
 

@@ -1,4 +1,4 @@
-"""Importing Ragas test sets, on the real file in shared/data/formats and on small hand-made
+"""Importing Ragas test sets, on the real file in tests/data/formats and on small hand-made
 ones; and the context matching (labeler.importers.matching) they rely on."""
 
 import hashlib
@@ -22,7 +22,7 @@ from labeler.importers.ragas import import_ragas, read_ragas
 from labeler.store import Store
 from tests.conftest import table_counts
 
-FORMATS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "formats"
+FORMATS = Path(__file__).resolve().parent / "data" / "formats"
 RAGAS_CSV = FORMATS / "ragas" / "testset_2.csv"
 
 

@@ -1,7 +1,7 @@
 """Our figures against trec_eval's own expected outputs, question by question and averaged.
 
 The files are trec_eval's test suite (github.com/usnistgov/trec_eval, test/; NIST, see
-../shared/data/trec_eval/LICENSE-NIST.md), kept unchanged in ../shared/data/trec_eval/.
+tests/data/trec_eval/LICENSE-NIST.md), kept unchanged in tests/data/trec_eval/.
 trec_eval orders by score (ties by docno, descending), so these runs are read with
 ``order="score"``; the measure names come from the registry (``trec_eval``/``trec_eval_cut``).
 """
@@ -17,7 +17,7 @@ from labeler.metrics.io import read_qrels, read_run
 from labeler.metrics.registry import REGISTRY, trec_eval_name
 from labeler.metrics.types import Metric
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "trec_eval"
+DATA = Path(__file__).resolve().parent / "data" / "trec_eval"
 
 # out file -> (qrels, run, min_grade (-l), complete (-c), depth (-M))
 CASES = {

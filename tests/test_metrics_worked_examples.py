@@ -1,4 +1,5 @@
-"""The worked examples of ../shared/WORKED_EXAMPLES.md (sections A-D, F and G), figure by figure.
+"""The hand-worked figures of the design's WORKED_EXAMPLES.md (sections A-D, F and G), figure
+by figure.
 
 Every figure is checked on both paths: the vectorised engine (``evaluate``) and the plain-Python
 definitions (``reference_evaluate``). Section E (lexical faithfulness) is in test_faithfulness.py;
