@@ -62,7 +62,7 @@ def test_csv_and_parquet_give_the_same_chunks(store: Store, tmp_path) -> None:
         ),
         ({"id": "x", "text": "t", "start": "nine"}, r'field "start": expected a whole number'),
         ({"id": "x", "text": "t", "metadata": [1]}, r'field "metadata": expected an object'),
-        ({"id": "x", "text": ["a"]}, r'field "text": expected text, got list'),
+        ({"id": "x", "text": ["a"]}, r'field "text": expected text, got a list'),
     ],
 )
 def test_a_bad_line_writes_nothing(store: Store, tmp_path, bad_line, message) -> None:

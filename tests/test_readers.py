@@ -14,7 +14,7 @@ def test_jsonl_yields_line_numbers_and_skips_blank_lines(tmp_path) -> None:
     ("content", "message"),
     [
         (b'{"a": 1}\n{"a": \n', r"a.jsonl:2: not valid JSON"),
-        (b'{"a": 1}\n[1, 2]\n', r"a.jsonl:2: expected a JSON object, got list"),
+        (b'{"a": 1}\n[1, 2]\n', r"a.jsonl:2: expected a JSON object, got a list"),
         (b'{"a": 1}\n{"a": "caf\xe9"}\n', r"a.jsonl:2: not valid UTF-8"),
     ],
 )

@@ -1,0 +1,259 @@
+"""JSON and JSON lines, strictly: one parser for every JSON file users bring.
+
+Strict means: standard JSON only (``NaN`` and ``Infinity`` are not JSON numbers), and a key
+given twice in one object is an error (Python's json would silently keep the last value).
+Every error names the file and the line: a JSON lines file by its line; a JSON document by the
+line the parser stopped on, or the line where the item in question starts.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from labeler.errors import LabelerError
+from labeler.readers.files import Progress, check_file, empty_file, line_of, lines, text_of
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+class _NotANumber(Exception):
+    pass
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict:
+    record = dict(pairs)
+    if len(record) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return record
+
+
+def _constant(name: str) -> Any:
+    raise _NotANumber(name)
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_object, parse_constant=_constant)
+_SPACE = " \t\r\n"
+
+
+def _error(
+    error: json.JSONDecodeError | _DuplicateKey | _NotANumber,
+    text: str,
+    position: int,
+    *,
+    path: Path | str,
+    line: int,
+):
+    """The LabelerError for a parse failure at ``position`` of ``text`` (whose first line is
+    line ``line`` of the file)."""
+    if isinstance(error, _DuplicateKey):
+        msg = f"the key {error.key!r} appears twice in one object"
+        return LabelerError(msg, path=path, line=line, field=error.key)
+    if isinstance(error, _NotANumber):
+        msg = f"not valid JSON: {error} is not a JSON number"
+        return LabelerError(msg, path=path, line=line)
+    pos = min(error.pos, len(text.rstrip("\r\n")))  # a line's ending is not a place to point at
+    at = line + line_of(text, pos) - 1
+    column = pos - text.rfind("\n", 0, pos)
+    return LabelerError(f"not valid JSON: {error.msg} at column {column}", path=path, line=at)
+
+
+def loads(text: str, *, path: Path | str, line: int = 1) -> Any:
+    """One JSON value, strictly; errors name ``path`` and the line (``line`` is the file line
+    ``text`` starts on)."""
+    try:
+        return _DECODER.decode(text)
+    except (json.JSONDecodeError, _DuplicateKey, _NotANumber) as error:
+        raise _error(error, text, getattr(error, "pos", 0), path=path, line=line) from None
+
+
+def _decode_at(text: str, position: int, *, path: Path | str) -> tuple[Any, int]:
+    """The value starting at ``position`` and where it ends; errors name the line."""
+    try:
+        return _DECODER.raw_decode(text, position)
+    except json.JSONDecodeError as error:
+        if error.pos >= len(text.rstrip()):
+            msg = (
+                f"not valid JSON: the file ends inside the value that starts on line"
+                f" {line_of(text, position)} (a list or object is not closed)"
+            )
+            raise LabelerError(msg, path=path, line=line_of(text, len(text.rstrip()))) from None
+        raise _error(error, text, error.pos, path=path, line=1) from None
+    except (_DuplicateKey, _NotANumber) as error:
+        raise _error(error, text, position, path=path, line=line_of(text, position)) from None
+
+
+def _skip(text: str, position: int) -> int:
+    while position < len(text) and text[position] in _SPACE:
+        position += 1
+    return position
+
+
+def iter_jsonl(path: str | Path, progress: Progress | None = None) -> Iterator[tuple[int, dict]]:
+    """(line, object) of a JSON lines file; blank lines are skipped, anything else must be
+    one JSON object on its line."""
+    path = check_file(path)
+    for number, text in lines(path, progress, keep_ending=True):
+        record = loads(text, path=path, line=number)
+        if type(record) is not dict:
+            msg = f"expected a JSON object, got {_kind(record)}"
+            raise LabelerError(msg, path=path, line=number)
+        yield number, record
+
+
+def _kind(value: Any) -> str:
+    names = {dict: "an object", list: "a list", str: "text", bool: "true/false"}
+    if value is None:
+        return "null"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return "a number"
+    return names.get(type(value), type(value).__name__)
+
+
+def json_document(path: str | Path) -> Any:
+    """A whole JSON file, strictly. An empty file is an error."""
+    path = check_file(path)
+    text = text_of(path)
+    if not text.strip():
+        raise empty_file(path, "JSON value")
+    return loads(text, path=path)
+
+
+def json_file(path: str | Path) -> Any:
+    """A whole JSON file (``json_document``); kept under its first name."""
+    return json_document(path)
+
+
+def array_items(text: str, start: int, *, path: Path | str) -> Iterator[tuple[int, Any]]:
+    """The values of the JSON array opening at ``text[start]``, each with its first line."""
+    position = _skip(text, start + 1)
+    if position < len(text) and text[position] == "]":
+        return
+    while True:
+        if position >= len(text):
+            msg = f"not valid JSON: the list opened on line {line_of(text, start)} is not closed"
+            raise LabelerError(msg, path=path, line=line_of(text, len(text.rstrip())))
+        line = line_of(text, position)
+        item, position = _decode_at(text, position, path=path)
+        yield line, item
+        position = _skip(text, position)
+        if position < len(text) and text[position] == "]":
+            return
+        if position < len(text) and text[position] != ",":
+            msg = "not valid JSON: expected ',' or ']' after an item of a list"
+            raise LabelerError(msg, path=path, line=line_of(text, position))
+        position = _skip(text, position + 1)
+
+
+def object_members(
+    text: str, start: int, *, path: Path | str
+) -> Iterator[tuple[int, str, Any, int]]:
+    """(line, key, value, position of the value) of each member of the JSON object opening at
+    ``text[start]``, strictly (a key given twice is an error naming its line)."""
+    position = _skip(text, start + 1)
+    if position < len(text) and text[position] == "}":
+        return
+    seen: set[str] = set()
+    while True:
+        if position >= len(text):
+            msg = f"not valid JSON: the object opened on line {line_of(text, start)} is not closed"
+            raise LabelerError(msg, path=path, line=line_of(text, len(text.rstrip())))
+        line = line_of(text, position)
+        if text[position] != '"':
+            raise LabelerError(
+                "not valid JSON: expected a key in double quotes", path=path, line=line
+            )
+        key, position = _decode_at(text, position, path=path)
+        if key in seen:
+            raise _error(_DuplicateKey(key), text, position, path=path, line=line)
+        seen.add(key)
+        position = _skip(text, position)
+        if position >= len(text) or text[position] != ":":
+            msg = f"not valid JSON: expected ':' after the key {key!r}"
+            raise LabelerError(msg, path=path, line=line_of(text, min(position, len(text) - 1)))
+        position = _skip(text, position + 1)
+        value, end = _decode_at(text, position, path=path)
+        yield line, key, value, position
+        position = _skip(text, end)
+        if position < len(text) and text[position] == "}":
+            return
+        if position < len(text) and text[position] != ",":
+            msg = "not valid JSON: expected ',' or '}' after a member of an object"
+            raise LabelerError(msg, path=path, line=line_of(text, position))
+        position = _skip(text, position + 1)
+
+
+def iter_json_items(
+    path: str | Path, *, list_keys: tuple[str, ...] = ()
+) -> Iterator[tuple[int, dict]]:
+    """The records of a JSON file: a list of objects, an object holding that list under one
+    of ``list_keys``, one object, or objects one per line (JSON lines under a .json name);
+    each with the line it starts on."""
+    path = check_file(path)
+    text = text_of(path)
+    start = _skip(text, 0)
+    if start >= len(text):
+        return
+    if text[start] == "[":
+        yield from _objects(array_items(text, start, path=path), path=path)
+        _nothing_after(text, start, path=path)
+        return
+    if text[start] != "{":
+        value = loads(text, path=path)
+        msg = f"expected a JSON list or object, got {_kind(value)}"
+        raise LabelerError(msg, path=path, line=line_of(text, start))
+    if _more_than_one_value(text, start):
+        yield from iter_jsonl(path)
+        return
+    members = list(object_members(text, start, path=path))
+    for _, key, value, position in members:
+        if key in list_keys and type(value) is list:
+            yield from _objects(array_items(text, position, path=path), path=path)
+            return
+    yield line_of(text, start), {key: value for _, key, value, _ in members}
+
+
+def _objects(items: Iterator[tuple[int, Any]], *, path: Path | str) -> Iterator[tuple[int, dict]]:
+    for line, item in items:
+        if type(item) is not dict:
+            msg = f"expected a JSON object, got {_kind(item)}"
+            raise LabelerError(msg, path=path, line=line)
+        yield line, item
+
+
+def _more_than_one_value(text: str, start: int) -> bool:
+    """Whether JSON text follows the first value (JSON lines in a file named .json)."""
+    try:
+        end = json.JSONDecoder().raw_decode(text, start)[1]
+    except json.JSONDecodeError:
+        return False  # the strict walk reports the error with its line
+    return _skip(text, end) < len(text)
+
+
+def _nothing_after(text: str, start: int, *, path: Path | str) -> None:
+    end = json.JSONDecoder().raw_decode(text, start)[1]
+    rest = _skip(text, end)
+    if rest < len(text):
+        msg = "not valid JSON: more text after the list"
+        raise LabelerError(msg, path=path, line=line_of(text, rest))
+
+
+__all__ = [
+    "array_items",
+    "iter_json_items",
+    "iter_jsonl",
+    "json_document",
+    "json_file",
+    "loads",
+    "object_members",
+]

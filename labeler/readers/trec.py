@@ -1,0 +1,97 @@
+"""The TREC text grammar: whitespace-separated columns, one record a line, as trec_eval reads
+them. One rule for every TREC file (qrels, runs, BEIR qrels, a version's qrels.tsv):
+
+- UTF-8 lines (``labeler.readers.files``); blank lines are skipped;
+- a line whose first non-blank character is ``#`` is a comment (trec_eval skips them too);
+- fields are separated by runs of spaces and/or tabs; any other whitespace (a no-break space, a
+  vertical tab) or control character (NUL) is an error naming the field, since trec_eval and
+  this grammar would split it differently;
+- qrels have exactly 4 fields; runs at least 6, fields after the sixth ignored (as trec_eval);
+  BEIR qrels exactly 3, after an optional header that is exactly ``query-id corpus-id score``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from labeler.errors import LabelerError
+from labeler.readers.files import Progress, check_file, lines
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """The columns of one kind of TREC file. ``extra``: fields past the last are ignored."""
+
+    kind: str
+    fields: tuple[str, ...]
+    ids: tuple[int, ...]
+    extra: bool = False
+    header: tuple[str, ...] | None = None
+
+    def describe(self) -> str:
+        return " ".join(self.fields)
+
+
+QRELS = Shape("qrels", ("question_id", "0", "chunk_id", "grade"), ids=(0, 2))
+RUN = Shape(
+    "run", ("question_id", "Q0", "chunk_id", "rank", "score", "run-name"), ids=(0, 2), extra=True
+)
+BEIR_QRELS = Shape(
+    "BEIR qrels",
+    ("query-id", "corpus-id", "score"),
+    ids=(0, 1),
+    header=("query-id", "corpus-id", "score"),
+)
+
+# Whitespace other than space and tab, and control characters: the characters on which the
+# splitters of different tools disagree.
+_UNUSUAL = re.compile(r"[^\S \t]|[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+_SEPARATOR = re.compile(r"[ \t]+")
+
+
+def _unusual(text: str, shape: Shape, *, path: Path, line: int) -> LabelerError:
+    found = _UNUSUAL.search(text)
+    if found is None:  # pragma: no cover - only called after a match
+        return LabelerError("unreadable line", path=path, line=line)
+    index = len(_SEPARATOR.split(text[: found.start()].lstrip(" \t"))) - 1
+    field = shape.fields[index] if index < len(shape.fields) else None
+    char = found.group()
+    what = "whitespace other than spaces and tabs" if char.isspace() else "a control character"
+    msg = f"holds {what} (U+{ord(char):04X}); fields are separated by spaces or tabs only"
+    return LabelerError(msg, path=path, line=line, field=field)
+
+
+def iter_fields(
+    path: str | Path, shape: Shape, progress: Progress | None = None
+) -> Iterator[tuple[int, list[str]]]:
+    """(line, fields) of each record of a TREC file of ``shape``; see the module docstring."""
+    path = check_file(path)
+    first = True
+    for number, text in lines(path, progress):
+        if text.lstrip(" \t").startswith("#"):
+            continue
+        if _UNUSUAL.search(text) is not None:
+            raise _unusual(text, shape, path=path, line=number)
+        fields = text.split()
+        if first and shape.header is not None and tuple(fields) == shape.header:
+            first = False
+            continue
+        first = False
+        count = len(shape.fields)
+        if len(fields) != count and not (shape.extra and len(fields) > count):
+            at_least = "at least " if shape.extra else ""
+            msg = f"expected {at_least}{count} fields ({shape.describe()}), got {len(fields)}"
+            raise LabelerError(msg, path=path, line=number)
+        for index in shape.ids[1:]:  # the first field cannot start with '#': a comment
+            if fields[index].startswith("#"):
+                msg = (
+                    f"the id {fields[index]!r} starts with '#', which TREC tools read as a comment"
+                )
+                raise LabelerError(msg, path=path, line=number, field=shape.fields[index])
+        yield number, fields
+
+
+__all__ = ["BEIR_QRELS", "QRELS", "RUN", "Shape", "iter_fields"]
