@@ -47,14 +47,26 @@ class Chunk:
 
 @dataclass(frozen=True, slots=True)
 class Question:
+    """A question, wherever it travels: in the database, in a test-set version, in the metric
+    engine. ``unanswerable`` is a reviewer's verdict as a version records it (consensus over
+    the reviewers' marks); in the database it lives in the marks, per reviewer. What a source
+    does not hold keeps its default (a metric engine's questions file may give only the id and
+    the tags)."""
+
     id: str
-    text: str
+    text: str = ""
     reference_answer: str | None = None
     tags: tuple[str, ...] = ()
+    unanswerable: bool = False
     origin: str = "human"
     review_status: str = "accepted"
     generator: str | None = None
     source_chunk_ids: tuple[str, ...] = ()
+
+    @property
+    def question(self) -> str:
+        """The text, under the name a version's ``questions.jsonl`` gives it."""
+        return self.text
 
 
 @dataclass(frozen=True, slots=True)

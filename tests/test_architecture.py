@@ -65,3 +65,12 @@ def test_metrics_know_nothing_of_the_database() -> None:
     for path in (PACKAGE / "metrics").rglob("*.py"):
         found = imports(path)
         assert not any(n.startswith(("labeler.store", "labeler.app", "labeler.cli")) for n in found)
+
+
+def test_the_metric_engine_does_not_import_the_exporters() -> None:
+    """The version format is its own module (labeler.version_format), shared by the exporters
+    and the metric engine: a data path never climbs back up the layers."""
+    for path in (PACKAGE / "metrics").rglob("*.py"):
+        found = imports(path)
+        assert not any(n.startswith("labeler.exporters") for n in found), path.name
+

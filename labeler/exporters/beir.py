@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from labeler.exporters.layout import Version
 from labeler.exporters.writing import write_text
+from labeler.version_format import Version
 
 CORPUS = "corpus.jsonl"
 QUERIES = "queries.jsonl"
@@ -36,7 +36,7 @@ def write(version: Version, out: Path, min_grade: int) -> list[Path]:
     queries = []
     for question_id in sorted(content.questions):
         question = content.questions[question_id]
-        record = {"_id": question.id, "text": question.question}
+        record = {"_id": question.id, "text": question.text}
         if question.reference_answer is not None:
             record["reference_answer"] = question.reference_answer
         if question.tags:

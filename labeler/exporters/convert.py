@@ -13,7 +13,7 @@ from pathlib import Path
 
 from labeler.errors import LabelerError
 from labeler.exporters import beir, csvfile, deepeval, ragas, trec
-from labeler.exporters.layout import Version, read_version
+from labeler.version_format import Version, read_version
 
 
 @dataclass(frozen=True, slots=True)

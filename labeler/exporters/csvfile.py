@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from labeler.exporters.layout import Version
 from labeler.exporters.writing import csv_cell, csv_line, write_text
+from labeler.version_format import Version
 
 FILE = "labels.csv"
 COLUMNS = (
@@ -52,7 +52,7 @@ def write(version: Version, out: Path, min_grade: int) -> list[Path]:
             csv_cell(escape_cell(v))
             for v in (
                 question.id,
-                question.question,
+                question.text,
                 question.reference_answer or "",
                 "|".join(question.tags),
                 "true" if question.unanswerable else "false",

@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from labeler.exporters.layout import Version
 from labeler.exporters.writing import relevant_chunks, write_text
+from labeler.version_format import Version
 
 FILE = "goldens.json"
 
@@ -28,7 +28,7 @@ def goldens(version: Version, min_grade: int) -> list[dict]:
         relevant = relevant_chunks(version, question_id, min_grade)
         rows.append(
             {
-                "input": question.question,
+                "input": question.text,
                 "expected_output": question.reference_answer,
                 "context": [content.chunks[c].text for c, _ in relevant],
                 "additional_metadata": {

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from labeler.exporters.layout import Content, QuestionEntry, read_version
+from labeler.version_format import Content, QuestionEntry, read_version
 
 QUESTION_FIELDS = ("question", "reference_answer", "tags", "unanswerable")
 
@@ -54,9 +54,9 @@ class QuestionChange:
                 for name in self.fields
             }
         if self.status == "added" and self.new is not None:
-            data["question"] = self.new.question
+            data["question"] = self.new.text
         if self.status == "removed" and self.old is not None:
-            data["question"] = self.old.question
+            data["question"] = self.old.text
         data["labels"] = [change.as_dict() for change in self.labels]
         return data
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from labeler.errors import LabelerError, NotFoundError
-from labeler.exporters.layout import (
+from labeler.version_format import (
     CONTENT_FILES,
     MANIFEST,
     NAME,
@@ -49,7 +49,8 @@ class VersionInfo:
 
     @property
     def intact(self) -> bool:
-        return self.problem is None and not self.changed
+        """Files as the manifest's hash says, and the hash the one this database recorded."""
+        return self.problem is None and not self.changed and not self.record_differs
 
     @property
     def record_differs(self) -> bool:
@@ -65,7 +66,10 @@ class VersionInfo:
         if self.changed:
             return "MODIFIED: " + ", ".join(self.changed)
         if self.record_differs:
-            return "ok (but this database recorded another hash for it)"
+            return (
+                f"FORGED: this database recorded {self.recorded_hash} when it exported this"
+                f" version; the manifest says {(self.manifest or {}).get('content_hash')}"
+            )
         return "ok"
 
     def as_dict(self) -> dict:
@@ -82,6 +86,7 @@ class VersionInfo:
             "policy": manifest.get("policy"),
             "intact": self.intact,
             "modified_files": list(self.changed),
+            "record_differs": self.record_differs,
             "problem": self.problem,
             "recorded_hash": self.recorded_hash,
         }
@@ -127,6 +132,33 @@ def list_versions(out: str | Path, name: str, *, store: Store | None = None) -> 
             )
         )
     return infos
+
+
+def database_hash(store: Store, folder: Path, manifest: dict) -> str | None:
+    """The hash this database recorded when it exported the version at ``folder`` (None when
+    it did not export that folder)."""
+    name = manifest.get("name")
+    number = manifest.get("version")
+    if not isinstance(name, str) or not isinstance(number, int):
+        return None
+    record = store.recorded_versions(name).get(number)
+    if record is None or Path(record["path"]).resolve() != folder.resolve():
+        return None
+    return record["content_hash"]
+
+
+def check_record(store: Store, folder: str | Path, manifest: dict) -> None:
+    """Raise when this database exported the version at ``folder`` under another hash than
+    its manifest now carries: the files and the manifest were both rewritten."""
+    folder = Path(folder)
+    recorded = database_hash(store, folder, manifest)
+    if recorded is not None and recorded != manifest.get("content_hash"):
+        msg = (
+            f"this database recorded the hash {recorded} when it exported this version, but its"
+            f" manifest now says {manifest.get('content_hash')}: the version was rewritten after"
+            " export; restore it from version control"
+        )
+        raise LabelerError(msg, path=folder)
 
 
 def check_intact(infos: list[VersionInfo]) -> None:
@@ -187,6 +219,8 @@ def zip_version(folder: str | Path) -> bytes:
 __all__ = [
     "VersionInfo",
     "check_intact",
+    "check_record",
+    "database_hash",
     "list_versions",
     "names_under",
     "parse_version_ref",

@@ -15,8 +15,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from labeler.exporters.layout import Version
 from labeler.exporters.writing import csv_cell, csv_line, relevant_chunks, write_text
+from labeler.version_format import Version
 
 JSONL = "ragas.jsonl"
 CSV = "ragas.csv"
@@ -35,7 +35,7 @@ def samples(version: Version, min_grade: int) -> list[dict]:
     for question_id in sorted(content.questions):
         question = content.questions[question_id]
         relevant = relevant_chunks(version, question_id, min_grade)
-        row = {"user_input": question.question}
+        row = {"user_input": question.text}
         if question.reference_answer is not None:
             row["reference"] = question.reference_answer
         row["reference_contexts"] = [content.chunks[c].text for c, _ in relevant]

@@ -11,6 +11,7 @@ already holds it is reported instead.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from collections import Counter
@@ -29,22 +30,25 @@ from labeler.exporters.consensus import (
 )
 from labeler.exporters.diff import VersionDiff, changes_record, diff_contents
 from labeler.exporters.history import check_intact, list_versions
-from labeler.exporters.layout import (
+from labeler.models import Question
+from labeler.store import Store
+from labeler.store.base import now
+from labeler.version_format import (
+    CONTENT_FILES,
     FORMAT,
+    FORMAT_V1,
     MANIFEST,
     ChunkEntry,
     Content,
-    QuestionEntry,
     check_name,
     check_trec_ids,
     content_hash,
+    content_hash_v1,
     file_digests,
     manifest_bytes,
     read_version,
     serialise,
 )
-from labeler.store import Store
-from labeler.store.base import now
 
 DEFAULT_OUT = "exports"
 READ_ONLY = 0o444
@@ -176,9 +180,9 @@ def _content(
 ) -> tuple[Content, int]:
     """The content to write, and how many consensus grades named a chunk the chunking lacks."""
     entries = {
-        q["id"]: QuestionEntry(
+        q["id"]: Question(
             id=q["id"],
-            question=q["text"],
+            text=q["text"],
             reference_answer=q["reference_answer"],
             tags=tuple(sorted(set(q["tags"]))),
             unanswerable=q["id"] in agreed.unanswerable,
@@ -216,12 +220,19 @@ def _content(
 
 
 def _counts(content: Content, agreed: Consensus, min_grade: int) -> dict[str, object]:
+    """The figures of a version. ``unanswerable`` counts the questions reviewers marked so;
+    ``no_relevant_label`` the others whose labels are all below ``min_grade`` (the metric
+    engine leaves both out of its averages, and names them apart the same way)."""
     per_grade = Counter(g for judged in content.qrels.values() for g in judged.values())
     unanswerable = sum(1 for q in content.questions.values() if q.unanswerable)
+    with_relevant = sum(
+        1 for judged in content.qrels.values() if any(g >= min_grade for g in judged.values())
+    )
     return {
         "questions": len(content.questions),
         "answerable": len(content.questions) - unanswerable,
         "unanswerable": unanswerable,
+        "no_relevant_label": len(content.questions) - unanswerable - with_relevant,
         "qrels": content.qrels_count,
         "labels_per_grade": {str(g): per_grade.get(g, 0) for g in (0, 1, 2)},
         "relevant": sum(n for g, n in per_grade.items() if g >= min_grade),
@@ -267,9 +278,16 @@ def plan_export(
         content, missing = _content(store, chunking, questions, agreed)
 
     files = serialise(content)
-    digest = content_hash(files)
+    fields = {
+        "format": FORMAT,
+        "name": name,
+        "chunking": chunking,
+        "min_grade": selection.min_grade,
+    }
+    digests = {n: d["sha256"] for n, d in file_digests(files).items()}
+    digest = content_hash(fields, digests)
     existing = next(
-        (i.number for i in infos if i.manifest and i.manifest["content_hash"] == digest), None
+        (i.number for i in infos if i.manifest and _same(i.manifest, digest, files, fields)), None
     )
     parent = infos[-1].number if infos else None
     diff = None
@@ -295,6 +313,18 @@ def plan_export(
     )
 
 
+def _same(manifest: dict, digest: str, files: Mapping[str, bytes], fields: dict) -> bool:
+    """Whether an existing version holds this content (for an old, v1 version: the same
+    files, chunking and min_grade, since its hash covered the files only)."""
+    if manifest.get("format", FORMAT_V1) != FORMAT_V1:
+        return manifest["content_hash"] == digest
+    return (
+        manifest["content_hash"] == content_hash_v1(files)
+        and manifest.get("chunking") == fields["chunking"]
+        and manifest.get("min_grade", 1) == fields["min_grade"]
+    )
+
+
 def _publish(temporary: Path, target: Path) -> None:
     """The commit point: before it there is no version, after it the whole version."""
     os.rename(temporary, target)
@@ -308,14 +338,68 @@ def _write_file(path: Path, data: bytes) -> None:
     path.chmod(READ_ONLY)
 
 
+# A temporary folder is ours when its name is one we give, it holds only the files we write,
+# and it holds our lock file; it is abandoned when that lock can be taken: the process holding
+# it is gone (the system releases a lock when its holder dies, even by kill -9).
+LOCK = ".export.lock"
+TEMPORARY = re.compile(r"\.v[1-9][0-9]*-[a-z0-9_]+\.tmp")
+_OURS = frozenset({LOCK, MANIFEST, *CONTENT_FILES})
+
+
+def _lock(path: Path, *, wait: bool) -> int | None:
+    """An open, locked descriptor of ``path`` (None: no locking here, or it is held)."""
+    try:
+        import fcntl
+    except ImportError:  # no flock (Windows): nothing can be proven abandoned
+        return None
+    try:
+        handle = os.open(path, os.O_RDWR | (os.O_CREAT if wait else 0), 0o600)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+    except OSError:
+        os.close(handle)
+        return None
+    return handle
+
+
+def clear_abandoned(folder: Path) -> list[Path]:
+    """Remove the temporary folders of exports that died before publishing (see ``LOCK``);
+    returns those removed. Anything else is left alone."""
+    removed = []
+    for child in sorted(folder.iterdir()) if folder.is_dir() else ():
+        if not TEMPORARY.fullmatch(child.name) or child.is_symlink() or not child.is_dir():
+            continue
+        entries = list(child.iterdir())
+        if LOCK not in {e.name for e in entries} or any(
+            e.name not in _OURS or e.is_symlink() or not e.is_file() for e in entries
+        ):
+            continue
+        handle = _lock(child / LOCK, wait=False)
+        if handle is None:
+            continue
+        try:
+            shutil.rmtree(child)
+            removed.append(child)
+        finally:
+            os.close(handle)
+    return removed
+
+
 def write_version(store: Store, plan: ExportPlan, *, created: str | None = None) -> Path:
-    """Write ``plan`` as ``<out>/<name>/v<N>``: all of it, or (on any failure) nothing."""
+    """Write ``plan`` as ``<out>/<name>/v<N>``: all of it, or (on any failure) nothing.
+
+    Temporary folders that earlier exports left behind when they were killed are cleared
+    first (``clear_abandoned``)."""
     created = created or now()
     folder = plan.out / plan.name
     folder.mkdir(parents=True, exist_ok=True)
+    clear_abandoned(folder)
     target = folder / f"v{plan.version}"
     manifest = plan.manifest(created)
     temporary = Path(tempfile.mkdtemp(prefix=f".v{plan.version}-", suffix=".tmp", dir=folder))
+    lock = _lock(temporary / LOCK, wait=True)
     try:
         for file_name, data in plan.files.items():
             _write_file(temporary / file_name, data)
@@ -338,10 +422,14 @@ def write_version(store: Store, plan: ExportPlan, *, created: str | None = None)
                 selection=plan.selection.as_dict(),
                 created_at=created,
             )
+            (temporary / LOCK).unlink(missing_ok=True)  # a version holds its files only
             _publish(temporary, target)
     except BaseException:
         shutil.rmtree(temporary, ignore_errors=True)
         raise
+    finally:
+        if lock is not None:
+            os.close(lock)
     return target
 
 

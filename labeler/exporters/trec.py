@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from labeler.exporters.layout import Version
 from labeler.exporters.writing import write_text
+from labeler.version_format import Version
 
 FILE = "qrels.txt"
 

@@ -8,7 +8,7 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from labeler.exporters.layout import Version
+from labeler.version_format import Version
 
 
 def write_text(path: Path, text: str, *, bom: bool = False) -> Path:

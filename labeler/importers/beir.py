@@ -8,10 +8,10 @@ from pathlib import Path
 
 from labeler.errors import LabelerError
 from labeler.importers.corpus import write_chunks
-from labeler.importers.qrels import _lines, write_labels
+from labeler.importers.qrels import graded, write_labels
 from labeler.importers.questions import write_questions
 from labeler.models import ImportReport
-from labeler.readers import Progress, check_file, iter_columns, iter_jsonl
+from labeler.readers import Progress, check_file, iter_beir_qrels, iter_jsonl
 from labeler.store import Store
 
 
@@ -25,13 +25,6 @@ def _renamed(
         yield line, record
 
 
-def _without_header(rows: Iterator[tuple[int, list[str]]]) -> Iterator[tuple[int, list[str]]]:
-    for line, cols in rows:
-        if line == 1 and cols and not cols[-1].lstrip("-").isdigit():
-            continue
-        yield line, cols
-
-
 def import_beir(
     store: Store,
     folder: str | Path,
@@ -42,7 +35,10 @@ def import_beir(
     grade_map: dict[int, int | None] | None = None,
     progress: Progress | None = None,
 ) -> list[ImportReport]:
-    """The three parts in one transaction: all or nothing. Only the split's queries come in."""
+    """The three parts in one transaction: all or nothing. Only the split's queries come in.
+
+    The qrels file is ``query-id corpus-id score``, tab- or space-separated, after an optional
+    header that must be exactly ``query-id corpus-id score`` (any other first line is data)."""
     folder = Path(folder)
     if not folder.is_dir():
         raise LabelerError("not a folder (expected a BEIR folder with corpus.jsonl)", path=folder)
@@ -53,19 +49,22 @@ def import_beir(
         found = sorted(p.stem for p in (folder / "qrels").glob("*.tsv"))
         msg = f"no qrels for split {split!r} (found: {', '.join(found) or 'none'})"
         raise LabelerError(msg, path=qrels)
-    wanted = {cols[0] for _, cols in _without_header(iter_columns(qrels))}
+    wanted = {row.question_id for row in iter_beir_qrels(qrels)}
     skipped = [0]
     with store.write():
         reports = [
             write_chunks(store, corpus, _renamed(iter_jsonl(corpus, progress)), chunking=chunking)
         ]
-        split_queries = (
+        split_queries = [
             (line, record)
             for line, record in _renamed(iter_jsonl(queries))
             if str(record.get("id")) in wanted
-        )
+        ]
+        if not split_queries:
+            msg = f"none of the queries of split {split!r} is in this file"
+            raise LabelerError(msg, path=queries)
         reports.append(write_questions(store, queries, split_queries))
-        lines = _lines(_without_header(iter_columns(qrels)), qrels, grade_map, skipped, columns=3)
+        lines = graded(iter_beir_qrels(qrels), qrels, grade_map, skipped)
         reports.append(
             write_labels(store, qrels, lines, reviewer=reviewer, chunking=chunking, skipped=skipped)
         )

@@ -1,8 +1,7 @@
-"""Import chunks (JSONL, CSV, Parquet) and documents (JSONL)."""
+"""Import chunks (JSON lines, CSV, TSV, Parquet) and documents (JSON lines)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -11,12 +10,14 @@ from labeler.importers.batching import upsert_unique
 from labeler.models import ImportReport
 from labeler.readers import (
     Progress,
+    as_id,
     as_int,
+    as_object,
     as_text,
     check_file,
+    empty_file,
     iter_jsonl,
     iter_records,
-    require,
 )
 from labeler.store import Store
 
@@ -29,7 +30,8 @@ def import_chunks(
     """Chunks with ``id`` and ``text``; optional ``doc_id``, ``title``, ``start``, ``end``
     (character offsets in the document) and ``metadata`` (an object, or its JSON as text).
 
-    One transaction: a bad line anywhere leaves the database untouched.
+    One transaction: a bad line anywhere, or a file with no chunk, leaves the database
+    untouched (a new chunking is created only with its chunks).
     """
     path = check_file(path)
     return write_chunks(store, path, iter_records(path, progress), chunking=chunking)
@@ -48,6 +50,8 @@ def write_chunks(
             what="chunk",
             batch=BATCH,
         )
+        if not added + updated + unchanged:
+            raise empty_file(path, "chunks")
     return ImportReport(
         "chunks",
         str(path),
@@ -59,43 +63,22 @@ def write_chunks(
 
 
 def _chunk_row(record: dict, *, path: Path, line: int) -> dict:
-    chunk_id = as_text(
-        require(record, "id", path=path, line=line), path=path, line=line, field="id"
-    )
-    text = as_text(
-        require(record, "text", path=path, line=line), path=path, line=line, field="text"
-    )
-    start = as_int(record.get("start"), path=path, line=line, field="start")
-    end = as_int(record.get("end"), path=path, line=line, field="end")
-    if start is not None and end is not None and not 0 <= start <= end:
+    where = {"path": path, "line": line}
+    start = as_int(record.get("start"), **where, field="start", minimum=0)
+    end = as_int(record.get("end"), **where, field="end", minimum=0)
+    if start is not None and end is not None and not start <= end:
         msg = f"expected 0 <= start <= end, got start={start}, end={end}"
-        raise LabelerError(msg, path=path, line=line, field="end")
-    metadata = record.get("metadata")
-    if isinstance(metadata, str) and metadata.strip():
-        try:
-            metadata = json.loads(metadata)
-        except json.JSONDecodeError:
-            msg = "expected a JSON object"
-            raise LabelerError(msg, path=path, line=line, field="metadata") from None
-    if metadata in ("", None):
-        metadata = None
-    elif not isinstance(metadata, dict):
-        msg = f"expected an object, got {type(metadata).__name__}"
-        raise LabelerError(msg, path=path, line=line, field="metadata")
+        raise LabelerError(msg, **where, field="end")
+    metadata = as_object(record.get("metadata"), **where, field="metadata")
     doc_id = record.get("doc_id")
-    title = record.get("title")
     return {
-        "id": chunk_id,
-        "text": text,
-        "doc_id": None
-        if doc_id in (None, "")
-        else as_text(doc_id, path=path, line=line, field="doc_id"),
-        "title": None
-        if title in (None, "")
-        else as_text(title, path=path, line=line, field="title"),
+        "id": as_id(record.get("id"), **where, field="id"),
+        "text": as_text(record.get("text"), **where, field="text"),
+        "doc_id": None if doc_id in (None, "") else as_id(doc_id, **where, field="doc_id"),
+        "title": as_text(record.get("title"), **where, field="title", optional=True),
         "start": start,
         "end": end,
-        "metadata": metadata,
+        "metadata": metadata or None,
     }
 
 
@@ -115,12 +98,16 @@ def import_documents(
             what="document",
             batch=1000,
         )
+        if not added + updated + unchanged:
+            raise empty_file(path, "documents")
     return ImportReport("documents", str(path), added=added, updated=updated, unchanged=unchanged)
 
 
 def _document_row(record: dict, *, path: Path, line: int) -> dict:
-    doc_id = as_text(require(record, "id", path=path, line=line), path=path, line=line, field="id")
-    text = record.get("text")
-    if not isinstance(text, str):
-        raise LabelerError("missing, or not text", path=path, line=line, field="text")
-    return {"id": doc_id, "text": text, "title": record.get("title"), "source": path.name}
+    where = {"path": path, "line": line}
+    return {
+        "id": as_id(record.get("id"), **where, field="id"),
+        "text": as_text(record.get("text"), **where, field="text", blank=True),
+        "title": as_text(record.get("title"), **where, field="title", optional=True),
+        "source": path.name,
+    }

@@ -10,48 +10,36 @@ the question's id and match contexts by id). camelCase names (``expectedOutput``
 
 Questions come in as generated and awaiting review, with generator ``deepeval`` (plus
 ``:<evolution>+...`` when the synthesizer recorded them); their contexts are matched to chunks
-(see ``labeler.importers.matching``).
+(see ``labeler.importers.contexts``).
 """
 
 from __future__ import annotations
 
-import ast
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
 from labeler.errors import LabelerError
-from labeler.importers.matching import (
+from labeler.importers.generated import (
     GeneratedImport,
     GeneratedQuestion,
-    iter_items,
-    parse_list,
     stable_id,
     write_generated,
 )
-from labeler.readers import as_text, check_file, first_of, require
+from labeler.readers import (
+    as_id,
+    as_ids,
+    as_object,
+    as_text,
+    as_texts,
+    check_file,
+    first_of,
+    iter_items,
+    require,
+)
 from labeler.store import Store
 
 ID_PREFIX = "deepeval"
 CSV_SEPARATOR = "|"
-
-
-def _metadata(value: object, *, path: Path, line: int) -> dict:
-    if value is None or value == "":
-        return {}
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except json.JSONDecodeError:
-            try:
-                value = ast.literal_eval(value.strip())
-            except (ValueError, SyntaxError, MemoryError, RecursionError):
-                msg = "expected an object (as JSON or a Python literal) and could not read it"
-                raise LabelerError(msg, path=path, line=line, field="additional_metadata") from None
-    if not isinstance(value, dict):
-        msg = f"expected an object, got {type(value).__name__}"
-        raise LabelerError(msg, path=path, line=line, field="additional_metadata")
-    return value
 
 
 def _generator(metadata: dict) -> str:
@@ -71,18 +59,24 @@ def read_deepeval(path: Path) -> Iterator[GeneratedQuestion]:
         ).strip()
         field, expected = first_of(record, ("expected_output", "expectedOutput"))
         reference = as_text(expected, path=path, line=line, field=field).strip() if field else None
-        contexts = parse_list(
+        contexts = as_texts(
             record.get("context"), path=path, line=line, field="context", separator=separator
         )
-        _, raw_metadata = first_of(record, ("additional_metadata", "additionalMetadata"))
-        metadata = _metadata(raw_metadata, path=path, line=line)
-        ids = metadata.get("chunk_ids") or []
-        if not isinstance(ids, list):
-            ids = []
-        given = metadata.get("question_id") or record.get("id")
+        meta_field, raw_metadata = first_of(record, ("additional_metadata", "additionalMetadata"))
+        metadata = as_object(raw_metadata, path=path, line=line, field=meta_field)
+        chunk_ids = metadata.get("chunk_ids")
+        if chunk_ids is not None and not isinstance(chunk_ids, list):
+            msg = "expected a list of chunk ids"
+            raise LabelerError(msg, path=path, line=line, field=f"{meta_field}.chunk_ids")
+        ids = as_ids(chunk_ids, path=path, line=line, field=f"{meta_field}.chunk_ids")
+        id_field, given = (
+            (f"{meta_field}.question_id", metadata["question_id"])
+            if metadata.get("question_id") not in (None, "")
+            else first_of(record, ("id",))
+        )
         question_id = (
-            as_text(given, path=path, line=line, field="question_id").strip()
-            if given not in (None, "")
+            as_id(given, path=path, line=line, field=id_field)
+            if id_field is not None
             else stable_id(ID_PREFIX, text)
         )
         yield GeneratedQuestion(
@@ -92,7 +86,7 @@ def read_deepeval(path: Path) -> Iterator[GeneratedQuestion]:
             reference=reference or None,
             generator=_generator(metadata),
             contexts=tuple(contexts),
-            context_ids=tuple(str(i) for i in ids),
+            context_ids=tuple(ids),
         )
 
 

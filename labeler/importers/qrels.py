@@ -6,9 +6,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from labeler.errors import LabelerError
+from labeler.importers.staging import keyed, lines_named
 from labeler.labeling import refresh_progress
 from labeler.models import ImportReport
-from labeler.readers import Progress, as_int, check_file, iter_columns
+from labeler.readers import Progress, QrelsRow, as_grade, check_file, iter_qrels
 from labeler.store import Store, check_reviewer
 
 SKIP = None
@@ -22,9 +23,9 @@ def parse_grade_map(text: str | None) -> dict[int, int | None] | None:
     for part in text.split(","):
         source, _, target = part.partition(":")
         try:
-            key = int(source.strip())
-            value = None if target.strip().lower() == "skip" else int(target.strip())
-        except ValueError:
+            key = as_grade(source.strip(), field="grade-map")
+            value = None if target.strip().lower() == "skip" else as_grade(target.strip())
+        except LabelerError:
             msg = f"expected FROM:TO pairs like 4:2,0:0,-1:skip; cannot read {part.strip()!r}"
             raise LabelerError(msg, field="grade-map") from None
         if value is not None and value not in (0, 1, 2):
@@ -34,22 +35,18 @@ def parse_grade_map(text: str | None) -> dict[int, int | None] | None:
     return mapping
 
 
-def _lines(
-    rows: Iterable[tuple[int, list[str]]],
+def graded(
+    rows: Iterable[QrelsRow],
     path: Path,
     grade_map: dict[int, int | None] | None,
     skipped: list[int],
-    *,
-    columns: int,
 ) -> Iterator[tuple[int, str, str, int]]:
-    """(line, question, chunk, grade) from qrels columns: TREC's 4 (qid 0 docid grade) or
-    BEIR's 3 (query-id corpus-id score)."""
-    shape = "qid 0 docid grade" if columns == 4 else "query-id corpus-id score"
-    for line, cols in rows:
-        if len(cols) != columns:
-            msg = f"expected {columns} columns ({shape}), got {len(cols)}"
-            raise LabelerError(msg, path=path, line=line)
-        raw = as_int(cols[-1], path=path, line=line, field="grade")
+    """(line, question, chunk, grade 0-2) from qrels rows: the file's grades must be 0, 1 or 2,
+    or be mapped onto them by ``grade_map`` (a grade mapped to ``SKIP`` is counted in
+    ``skipped[0]`` and left out)."""
+    for line, question_id, chunk_id, raw in rows:
+        if chunk_id is None or raw is None:
+            continue  # a question listed without labels: nothing to import
         if grade_map is not None:
             if raw not in grade_map:
                 msg = f"grade {raw} is not in --grade-map"
@@ -63,7 +60,7 @@ def _lines(
             raise LabelerError(msg, path=path, line=line, field="grade")
         else:
             grade = raw
-        yield line, cols[0], cols[-2], grade
+        yield line, question_id, chunk_id, grade
 
 
 def import_qrels(
@@ -75,10 +72,11 @@ def import_qrels(
     chunking: str | None = None,
     progress: Progress | None = None,
 ) -> ImportReport:
-    """Judgements from another tool, recorded as ``reviewer``'s labels with full history."""
+    """Judgements from another tool (TREC qrels, JSON lines or JSON: the grammar of
+    ``labeler.readers.qrels``), recorded as ``reviewer``'s labels with full history."""
     path = check_file(path)
     skipped = [0]
-    lines = _lines(iter_columns(path, progress), path, grade_map, skipped, columns=4)
+    lines = graded(iter_qrels(path, progress), path, grade_map, skipped)
     return write_labels(store, path, lines, reviewer=reviewer, chunking=chunking, skipped=skipped)
 
 
@@ -95,8 +93,9 @@ def write_labels(
     reviewer = check_reviewer(reviewer)
     chunking = chunking or store.current_chunking()
     with store.write():
-        store.stage_labels(lines)
-        store.check_staged_labels(chunking, str(path))
+        store.stage_labels(keyed(lines))
+        with lines_named():
+            store.check_staged_labels(chunking, str(path))
         added, updated, unchanged = store.merge_staged_labels(chunking, reviewer)
         if added or updated:
             for question_id in store.staged_label_questions():

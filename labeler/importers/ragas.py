@@ -9,7 +9,7 @@ too. Multi-turn samples (``user_input`` a list of messages) have no single quest
 skipped and counted.
 
 Questions come in as generated and awaiting review, with the synthesizer as their generator;
-their contexts are matched to chunks (see ``labeler.importers.matching``).
+their contexts are matched to chunks (see ``labeler.importers.contexts``).
 """
 
 from __future__ import annotations
@@ -19,15 +19,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from labeler.errors import LabelerError
-from labeler.importers.matching import (
+from labeler.importers.generated import (
     GeneratedImport,
     GeneratedQuestion,
-    iter_items,
-    parse_list,
     stable_id,
     write_generated,
 )
-from labeler.readers import as_text, check_file, first_of
+from labeler.readers import as_id, as_ids, as_text, as_texts, check_file, first_of, iter_items
 from labeler.store import Store
 
 QUESTION_FIELDS = ("user_input", "question")
@@ -71,29 +69,28 @@ def read_ragas(path: Path, skipped: list[int]) -> Iterator[GeneratedQuestion]:
         if field is not None:
             reference = as_text(reference, path=path, line=line, field=field).strip()
         elif record.get("ground_truths"):
-            answers = parse_list(
-                record["ground_truths"], path=path, line=line, field="ground_truths"
-            )
+            answers = as_texts(record["ground_truths"], path=path, line=line, field="ground_truths")
             reference = answers[0].strip() if answers else None
         field, contexts = first_of(record, CONTEXT_FIELDS)
-        contexts = parse_list(contexts, path=path, line=line, field=field or CONTEXT_FIELDS[0])
-        ids = parse_list(
+        contexts = as_texts(contexts, path=path, line=line, field=field or CONTEXT_FIELDS[0])
+        ids = as_ids(
             record.get("reference_context_ids"),
             path=path,
             line=line,
             field="reference_context_ids",
         )
-        _, given_id = first_of(record, ("id", "question_id"))
+        id_field, given_id = first_of(record, ("id", "question_id"))
         question_id = (
-            as_text(given_id, path=path, line=line, field="id").strip()
-            if given_id is not None
+            as_id(given_id, path=path, line=line, field=id_field)
+            if id_field is not None
             else stable_id(ID_PREFIX, text)
         )
         _, synthesizer = first_of(record, ("synthesizer_name",))
         _, evolution = first_of(record, ("evolution_type",))
-        generator = (
-            str(synthesizer) if synthesizer else f"ragas:{evolution}" if evolution else "ragas"
-        )
+        where = {"path": path, "line": line}
+        synthesizer = as_text(synthesizer, **where, field="synthesizer_name", optional=True)
+        evolution = as_text(evolution, **where, field="evolution_type", optional=True)
+        generator = synthesizer or (f"ragas:{evolution}" if evolution else "ragas")
         yield GeneratedQuestion(
             line=line,
             id=question_id,

@@ -22,12 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from labeler.errors import LabelerError
-from labeler.exporters.layout import QRELS, Version, read_version
+from labeler.exporters.history import check_record
 from labeler.importers.beir import import_beir
-from labeler.importers.questions import parse_tags
 from labeler.models import ImportReport
-from labeler.readers import as_text, iter_jsonl, require
+from labeler.readers import as_bool, as_id, as_tags, as_text, iter_jsonl
 from labeler.store import Store, check_reviewer
+from labeler.version_format import QRELS, Version, read_version
 
 REVIEWER_PREFIX = "testset:"
 
@@ -88,6 +88,8 @@ def import_testset(
         raise LabelerError("not a folder", path=folder)
     if (folder / "manifest.json").is_file():
         version = read_version(folder, allow_modified=allow_modified)
+        if not allow_modified:
+            check_record(store, folder, version.manifest)
         return _import_version(store, version, chunking=chunking, reviewer=reviewer)
     if is_beir_folder(folder):
         return _import_beir(
@@ -108,14 +110,17 @@ def import_testset(
 def _import_chunks(store: Store, version: Version, chunking: str) -> ImportReport:
     chunks = version.content.chunks
     stored = store.get_chunks(chunking, list(chunks))
-    for chunk_id, chunk in stored.items():
-        mine = chunks[chunk_id]
+    lines = {chunk_id: line for line, chunk_id in enumerate(chunks, start=1)}  # canonical file
+    for chunk_id in sorted(stored, key=lines.__getitem__):
+        chunk, mine = stored[chunk_id], chunks[chunk_id]
         if (chunk.text, chunk.title, chunk.doc_id) != (mine.text, mine.title, mine.doc_id):
             msg = (
                 f"chunk {chunk_id!r} is already in chunking {chunking!r} with another text,"
                 " title or document; import into another chunking with --chunking NAME"
             )
-            raise LabelerError(msg, path=version.path / "chunks.jsonl", field="id")
+            raise LabelerError(
+                msg, path=version.path / "chunks.jsonl", line=lines[chunk_id], field="id"
+            )
     new = [
         {"id": c.id, "text": c.text, "doc_id": c.doc_id, "title": c.title}
         for chunk_id, c in chunks.items()
@@ -191,7 +196,7 @@ def _import_version(
         rows = [
             {
                 "id": q.id,
-                "text": q.question,
+                "text": q.text,
                 "reference_answer": q.reference_answer,
                 "tags": list(q.tags),
             }
@@ -210,20 +215,23 @@ def _unanswerable_queries(path: Path) -> list[dict]:
     """The queries our BEIR conversion flagged unanswerable (BEIR's qrels cannot hold them)."""
     rows = []
     for line, record in iter_jsonl(path):
-        if record.get("unanswerable") is not True:
+        where = {"path": path, "line": line}
+        if not as_bool(record.get("unanswerable"), **where, field="unanswerable"):
             continue
-        question_id = as_text(
-            require(record, "_id", path=path, line=line), path=path, line=line, field="_id"
+        row = {
+            "id": as_id(record.get("_id"), **where, field="_id"),
+            "text": as_text(record.get("text"), **where, field="text").strip(),
+        }
+        reference = as_text(
+            record.get("reference_answer"),
+            **where,
+            field="reference_answer",
+            optional=True,
+            blank=True,
         )
-        text = as_text(
-            require(record, "text", path=path, line=line), path=path, line=line, field="text"
-        )
-        row = {"id": question_id, "text": text.strip()}
-        if record.get("reference_answer") is not None:
-            row["reference_answer"] = as_text(
-                record["reference_answer"], path=path, line=line, field="reference_answer"
-            ).strip()
-        row["tags"] = parse_tags(record.get("tags"), path=path, line=line)
+        if reference is not None:
+            row["reference_answer"] = reference.strip()
+        row["tags"] = as_tags(record.get("tags"), **where)
         rows.append(row)
     return rows
 

@@ -41,6 +41,11 @@ from labeler.readers.fields import (
 )
 from labeler.readers.files import (
     BOM,
+    CSV,
+    JSON,
+    JSONL,
+    PARQUET,
+    TSV,
     Progress,
     check_file,
     empty_file,
@@ -70,8 +75,13 @@ def iter_columns(
 __all__ = [
     "BEIR_QRELS",
     "BOM",
+    "CSV",
+    "JSON",
+    "JSONL",
+    "PARQUET",
     "QRELS",
     "RUN",
+    "TSV",
     "Progress",
     "QrelsRow",
     "RunRow",

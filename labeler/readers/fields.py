@@ -113,9 +113,9 @@ def as_text(
     optional: bool = False,
     blank: bool = False,
 ) -> str | None:
-    """Text. ``optional``: None (and, from a CSV, an empty cell) gives None. ``blank``: text
-    of only whitespace is accepted (else it counts as missing)."""
-    if value is None or (optional and value == ""):
+    """Text. ``optional``: None gives None, and so does blank text (an empty CSV cell) unless
+    ``blank``. ``blank``: text of only whitespace is accepted as it is."""
+    if value is None:
         if optional:
             return None
         raise _fail("missing", path=path, line=line, field=field)

@@ -1,0 +1,189 @@
+"""A fast path for big TREC files: Arrow's multi-threaded CSV reader, straight into columns.
+
+It is an optimisation of the one TREC grammar (``labeler.readers.trec``), never a second
+grammar: it only takes a file when a scan of its bytes proves that splitting on a single space
+(or a single tab) gives exactly what the grammar gives, and the parsed values pass the same
+rules (grades and ranks in range, scores finite, no '#' id). Anything unusual (mixed or doubled
+separators, comments, a byte-order mark, control characters, Unicode whitespace, extra fields, a
+bad value) returns None, and the caller reads the file with the grammar's line reader, which
+either gives the same result or raises the error naming the line and the field.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from labeler.metrics.strings import Strings
+from labeler.metrics.tables import Qrels, Run
+from labeler.readers.fields import GRADE_LIMIT
+from labeler.readers.files import BOM, UTF16_BOMS
+
+BLOCK = 1 << 23
+RANK_LIMIT = 2**31
+# Bytes the grammar treats otherwise than a single-separator split: control characters (all
+# but tab, LF and CR), and the UTF-8 forms of C1 controls and Unicode whitespace.
+_CONTROL = bytes([*range(0, 9), 11, 12, *range(14, 32), 127])
+_KEEP = bytes(b for b in range(256) if b not in _CONTROL)
+_UNICODE_SPACE = re.compile(
+    rb"\xc2[\x80-\xa0]|\xe1\x9a\x80|\xe2\x80[\x80-\x8a\xa8\xa9\xaf]|\xe2\x81\x9f|\xe3\x80\x80"
+)
+
+
+def _plain(path: Path) -> bytes | None:
+    """The separator (b" " or b"\\t") when the whole file splits the same way on it as the
+    grammar splits it; None otherwise. Reads the file in blocks (no copy of it is kept)."""
+    separator: bytes | None = None
+    tail = b"\n"
+    crs = crlfs = 0
+    with path.open("rb") as handle:
+        while block := handle.read(BLOCK):
+            if separator is None:
+                if block.startswith((BOM, *UTF16_BOMS)):
+                    return None
+                separator = b"\t" if b"\t" in block[: 1 << 16] else b" "
+            data = tail + block
+            other = b" " if separator == b"\t" else b"\t"
+            if (
+                other in data
+                or separator * 2 in data
+                or b"\n" + separator in data
+                or separator + b"\n" in data
+                or separator + b"\r" in data
+                or b"\n#" in data
+                or separator + b"#" in data
+                or data.translate(None, _KEEP)
+                or (not data.isascii() and _UNICODE_SPACE.search(data))
+            ):
+                return None
+            crs += block.count(b"\r")
+            crlfs += data.count(b"\r\n") - tail.count(b"\r\n")
+            tail = data[-3:]
+    if separator is None or crs != crlfs or tail.endswith((separator, separator + b"\r")):
+        return None
+    return separator
+
+
+def _columns(path: Path, names: list[str], types: dict[str, str]) -> dict[str, Any] | None:
+    """The columns named in ``types`` when the file is plain (``_plain``) and Arrow parses
+    every line into exactly ``names``; None when anything is unusual."""
+    separator = _plain(path)
+    if separator is None:
+        return None
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    arrow_types = {
+        "ids": pa.dictionary(pa.int32(), pa.string()),  # repeated ids: encoded while parsing
+        "string": pa.string(),
+        "int": pa.int64(),
+        "float": pa.float64(),
+    }
+    try:
+        table = pcsv.read_csv(
+            path,
+            read_options=pcsv.ReadOptions(column_names=names, block_size=1 << 22),
+            parse_options=pcsv.ParseOptions(
+                delimiter=separator.decode(), quote_char=False, escape_char=False
+            ),
+            convert_options=pcsv.ConvertOptions(
+                column_types={n: arrow_types[t] for n, t in types.items()},
+                include_columns=list(types),
+                null_values=[],
+                strings_can_be_null=False,
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError):
+        return None
+    if table.num_rows == 0 or any(table[c].null_count for c in types):
+        return None
+    table = table.unify_dictionaries()  # one dictionary, in order of first appearance
+    return {name: table[name] for name in types}
+
+
+def _numbers(column: Any, dtype: type) -> np.ndarray:
+    """A numeric Arrow column (no nulls) as one numpy array, read from its buffers.
+
+    (``ChunkedArray.to_numpy`` would import pandas, which costs more than the whole read.)
+    """
+    size = np.dtype(dtype).itemsize
+    parts = [
+        np.frombuffer(chunk.buffers()[1], dtype=dtype, count=len(chunk), offset=chunk.offset * size)
+        for chunk in column.chunks
+        if len(chunk)
+    ]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+
+
+def _codes(column: Any) -> tuple[np.ndarray, list[str]]:
+    """A dictionary-encoded column as (code per row, the distinct values in order of first
+    appearance): Arrow assigned the codes while parsing, so no row becomes a Python string."""
+    if column.num_chunks == 0:
+        return np.zeros(0, dtype=np.int32), []
+    names = column.chunk(0).dictionary.to_pylist()
+    codes = [
+        np.frombuffer(c.indices.buffers()[1], np.int32, len(c), c.indices.offset * 4)
+        for c in column.chunks
+        if len(c)
+    ]
+    return (np.concatenate(codes) if codes else np.zeros(0, dtype=np.int32)), names
+
+
+def _release() -> None:
+    """Give Arrow's freed pages back: its allocator would otherwise keep hundreds of MB
+    after a big file has been copied into numpy."""
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
+
+
+def fast_qrels(path: Path) -> Qrels | None:
+    """A TREC qrels file as columns, or None (read it with the grammar's line reader)."""
+    columns = _columns(
+        path,
+        ["question", "iteration", "chunk", "grade"],
+        {"question": "ids", "chunk": "string", "grade": "int"},
+    )
+    if columns is None:
+        return None
+    grades = _numbers(columns.pop("grade"), np.int64)
+    if len(grades) and not (grades.min() >= -GRADE_LIMIT and grades.max() < GRADE_LIMIT):
+        return None
+    codes, names = _codes(columns.pop("question"))
+    chunks = Strings.from_arrow(columns.pop("chunk"))
+    _release()
+    return Qrels(tuple(names), codes, chunks, grades, str(path))
+
+
+def fast_run(path: Path, name: str, *, keep_ranks: bool, keep_scores: bool) -> Run | None:
+    """A TREC run as columns, or None (read it with the grammar's line reader). Both the rank
+    and the score columns are checked; only those asked for are kept."""
+    columns = _columns(
+        path,
+        ["question", "q0", "chunk", "rank", "score", "tag"],
+        {"question": "ids", "chunk": "string", "rank": "int", "score": "float"},
+    )
+    if columns is None:
+        return None
+    scores = _numbers(columns.pop("score"), np.float64)
+    ranks = _numbers(columns.pop("rank"), np.int64)
+    if not np.isfinite(scores).all() or ranks.min() < 1 or ranks.max() >= RANK_LIMIT:
+        return None
+    codes, names = _codes(columns.pop("question"))
+    chunks = Strings.from_arrow(columns.pop("chunk"))
+    _release()
+    return Run(
+        name,
+        tuple(names),
+        codes,
+        chunks,
+        ranks if keep_ranks else None,
+        scores if keep_scores else None,
+        str(path),
+    )
+
+
+__all__ = ["fast_qrels", "fast_run"]
