@@ -42,8 +42,8 @@ from labeler.readers import (
     as_tags,
     as_text,
     bad_id_character,
-    iter_jsonl,
     iter_qrels,
+    lines,
     loads,
 )
 
@@ -394,7 +394,11 @@ def _records(path: Path, data: bytes) -> Iterator[tuple[int, dict]]:
     except (UnicodeDecodeError, LabelerError):
         records = None
     if records is None or len(records) != len(rows) or any(type(r) is not dict for r in records):
-        yield from iter_jsonl(path)
+        for number, line in lines(path, keep_ending=True, data=data):
+            record = loads(line, path=path, line=number)
+            if type(record) is not dict:
+                raise LabelerError("expected a JSON object", path=path, line=number)
+            yield number, record
         return
     numbers = [n for n, line in enumerate(text.split("\n"), start=1) if line.strip()]
     yield from zip(numbers, records, strict=True)
@@ -434,12 +438,14 @@ def _flag(record: dict, *, path: Path, line: int) -> bool:
     return as_bool(value, path=path, line=line, field="unanswerable")
 
 
-def parse_qrels(path: Path) -> tuple[dict[str, dict[str, int]], dict[tuple[str, str], int]]:
+def parse_qrels(
+    path: Path, data: bytes | None = None
+) -> tuple[dict[str, dict[str, int]], dict[tuple[str, str], int]]:
     """{question: {chunk: grade}} of a version's qrels.tsv (grades 0, 1 or 2), and the line of
     each (question, chunk), for the cross-file checks."""
     qrels: dict[str, dict[str, int]] = {}
     lines: dict[tuple[str, str], int] = {}
-    for line, question_id, chunk_id, grade in iter_qrels(path, allow_empty=True):
+    for line, question_id, chunk_id, grade in iter_qrels(path, allow_empty=True, data=data):
         if grade not in (0, 1, 2):
             msg = f"expected 0, 1 or 2, got {grade}"
             raise LabelerError(msg, path=path, line=line, field="grade")
@@ -493,7 +499,7 @@ def check_qrels(
 def parse_content(folder: Path, files: Mapping[str, bytes]) -> Content:
     """The three files parsed and cross-checked (``check_qrels``)."""
     questions = parse_questions(folder / QUESTIONS, files[QUESTIONS])
-    qrels, lines = parse_qrels(folder / QRELS)
+    qrels, lines = parse_qrels(folder / QRELS, files[QRELS])
     chunks = parse_chunks(folder / CHUNKS, files[CHUNKS])
     check_qrels(folder, qrels, lines, questions, chunks)
     return Content(questions=questions, qrels=qrels, chunks=chunks)

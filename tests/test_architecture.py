@@ -73,4 +73,3 @@ def test_the_metric_engine_does_not_import_the_exporters() -> None:
     for path in (PACKAGE / "metrics").rglob("*.py"):
         found = imports(path)
         assert not any(n.startswith("labeler.exporters") for n in found), path.name
-

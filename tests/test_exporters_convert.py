@@ -11,20 +11,19 @@ import pytest
 from labeler.errors import LabelerError
 from labeler.exporters import csvfile, trec
 from labeler.exporters.convert import FORMATS, convert, formats_table
-from labeler.exporters.layout import (
-    ChunkEntry,
-    Content,
-    QuestionEntry,
-    content_hash,
-    file_digests,
-    manifest_bytes,
-    serialise,
-)
 from labeler.exporters.testset import export_testset
 from labeler.importers.deepeval import import_deepeval
 from labeler.importers.ragas import import_ragas
 from labeler.importers.testset import import_testset
 from labeler.store import Store
+from labeler.version_format import (
+    ChunkEntry,
+    Content,
+    QuestionEntry,
+    manifest_bytes,
+    seal,
+    serialise,
+)
 
 ERR = '=HYPERLINK("http://x")\n429 means: wait and retry.'
 PAGE = "- next_cursor gives the next page"
@@ -56,10 +55,8 @@ def version(tmp_path: Path) -> Path:
         "version": 3,
         "chunking": "default",
         "min_grade": 1,
-        "content_hash": content_hash(files),
-        "files": file_digests(files),
     }
-    (folder / "manifest.json").write_bytes(manifest_bytes(manifest))
+    (folder / "manifest.json").write_bytes(manifest_bytes(seal(manifest, files)))
     return folder
 
 
@@ -122,7 +119,8 @@ def test_export_convert_to_beir_import_export_gives_the_same_hash(
     with Store(tmp_path / "fresh.db") as fresh:
         import_testset(fresh, beir)
         again = export_testset(fresh, "orders", out=tmp_path / "again")
-    assert again.plan.content_hash == content_hash(serialise(CONTENT))
+    original = json.loads((version / "manifest.json").read_text(encoding="utf-8"))
+    assert again.plan.content_hash == original["content_hash"]
 
 
 # ragas ------------------------------------------------------------------------------------

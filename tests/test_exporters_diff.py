@@ -6,13 +6,12 @@ import pytest
 
 from labeler.errors import LabelerError
 from labeler.exporters.diff import LabelChange, changes_record, diff_contents, diff_versions
-from labeler.exporters.layout import (
+from labeler.version_format import (
     ChunkEntry,
     Content,
     QuestionEntry,
-    content_hash,
-    file_digests,
     manifest_bytes,
+    seal,
     serialise,
 )
 
@@ -48,10 +47,8 @@ def write(folder: Path, content: Content, number: int) -> Path:
     manifest = {
         "name": "hand",
         "version": number,
-        "content_hash": content_hash(files),
-        "files": file_digests(files),
     }
-    (folder / "manifest.json").write_bytes(manifest_bytes(manifest))
+    (folder / "manifest.json").write_bytes(manifest_bytes(seal(manifest, files)))
     return folder
 
 

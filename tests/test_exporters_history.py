@@ -12,14 +12,15 @@ from labeler.errors import LabelerError, NotFoundError
 from labeler.exporters import history
 from labeler.exporters.history import (
     check_intact,
+    check_record,
     list_versions,
     parse_version_ref,
     resolve_version,
     zip_version,
 )
-from labeler.exporters.layout import content_hash, read_files
 from labeler.exporters.testset import export_testset
 from labeler.store import Store
+from labeler.version_format import read_files, seal
 
 
 @pytest.fixture
@@ -59,14 +60,30 @@ def test_a_manifest_edited_to_match_is_caught_by_the_database(
     qrels = folder / "qrels.tsv"
     qrels.write_text(qrels.read_text().replace("\t2\n", "\t1\n"), encoding="utf-8")
     manifest = json.loads((folder / "manifest.json").read_text())
-    manifest["content_hash"] = content_hash(read_files(folder))
-    manifest.pop("files")
+    manifest = seal(manifest, read_files(folder))  # files digests and hash recomputed: a forgery
     (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     info = list_versions(two_versions, "orders", store=loaded)[0]
-    assert info.intact
-    assert info.record_differs
-    assert info.status() == "ok (but this database recorded another hash for it)"
-    assert not list_versions(two_versions, "orders")[0].record_differs  # no database, no witness
+    assert not info.changed  # consistent in itself...
+    assert info.record_differs  # ...but not what this database exported
+    assert not info.intact
+    assert info.status().startswith("FORGED: this database recorded sha256:")
+    with pytest.raises(LabelerError, match="v1 FORGED"):
+        check_intact([info])
+    with pytest.raises(LabelerError, match=r"recorded the hash .* rewritten after export"):
+        check_record(loaded, folder, manifest)
+    assert list_versions(two_versions, "orders")[0].intact  # no database, no witness
+
+
+def test_the_hash_covers_min_grade(two_versions: Path) -> None:
+    """min_grade decides what `convert --to ragas` writes: editing it is a modification."""
+    folder = two_versions / "orders" / "v1"
+    manifest_path = folder / "manifest.json"
+    os.chmod(manifest_path, 0o644)
+    manifest = json.loads(manifest_path.read_text())
+    manifest["min_grade"] = 2
+    manifest_path.write_text(json.dumps(manifest), encoding="utf-8")
+    info = list_versions(two_versions, "orders")[0]
+    assert info.changed == ("manifest.json (name, chunking, min_grade)",)
 
 
 def test_an_unreadable_manifest_is_reported(two_versions: Path) -> None:

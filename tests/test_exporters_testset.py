@@ -69,11 +69,18 @@ def test_a_version_holds_the_four_files_as_documented(graded: Store, tmp_path: P
 def test_the_manifest_describes_the_version(graded: Store, tmp_path: Path) -> None:
     path = export_testset(graded, "orders", out=tmp_path, created="2026-01-02T03:04:05Z").path
     data = manifest(path)
-    digest = hashlib.sha256()
-    for name in ("questions.jsonl", "qrels.tsv", "chunks.jsonl"):
-        raw = (path / name).read_bytes()
-        digest.update(f"{name}\n{len(raw)}\n".encode() + raw)
-    assert data["content_hash"] == "sha256:" + digest.hexdigest()
+    # The hash, by hand: the canonical JSON of the hashed manifest fields and each file's sha256.
+    files = {
+        name: hashlib.sha256((path / name).read_bytes()).hexdigest()
+        for name in ("questions.jsonl", "qrels.tsv", "chunks.jsonl")
+    }
+    body = (
+        f'{{"chunking":"default","files":{{"chunks.jsonl":"{files["chunks.jsonl"]}",'
+        f'"qrels.tsv":"{files["qrels.tsv"]}","questions.jsonl":"{files["questions.jsonl"]}"}},'
+        '"format":"labeler-testset/2","min_grade":1,"name":"orders"}'
+    )
+    assert data["format"] == "labeler-testset/2"
+    assert data["content_hash"] == "sha256:" + hashlib.sha256(body.encode()).hexdigest()
     assert {k: data[k] for k in ("name", "version", "parent", "created", "chunking")} == {
         "name": "orders",
         "version": 1,
@@ -86,6 +93,7 @@ def test_the_manifest_describes_the_version(graded: Store, tmp_path: Path) -> No
         "questions": 3,
         "answerable": 2,
         "unanswerable": 1,
+        "no_relevant_label": 0,
         "qrels": 4,
         "labels_per_grade": {"0": 1, "1": 1, "2": 2},
         "relevant": 3,
@@ -377,7 +385,7 @@ def test_nothing_to_export_is_a_clear_error(loaded: Store, tmp_path: Path) -> No
 def test_ids_that_trec_cannot_carry_are_refused(loaded: Store, tmp_path: Path) -> None:
     loaded.upsert_questions([{"id": "q 9", "text": "Spaces in the id?"}])
     loaded.set_grade("q 9", "default", "webhooks", "ana", 1)
-    with pytest.raises(LabelerError, match="'q 9' is empty or holds whitespace"):
+    with pytest.raises(LabelerError, match="'q 9' holds a space"):
         export_testset(loaded, "orders", out=tmp_path)
 
 

@@ -53,10 +53,13 @@ def test_bad_grade_maps(text) -> None:
     ("text", "message"),
     [
         ("q1 0 rate-limits 3\n", r'q.qrels:1: field "grade": expected 0, 1 or 2, got 3'),
-        ("q1 0 rate-limits\n", r"q.qrels:1: expected 4 columns"),
+        ("q1 0 rate-limits\n", r"q.qrels:1: expected 4 fields"),
         ("q1 0 rate-limits 2\nq1 0 ghost 1\n", r"q.qrels:2: field \"chunk_id\": unknown chunk id"),
         ("q1 0 rate-limits 2\nq5 0 pagination 1\n", r"q.qrels:2: field \"question_id\": unknown"),
-        ("q1 0 rate-limits 2\nq1 0 rate-limits 1\n", r"q.qrels:2: .*judged twice"),
+        (
+            "q1 0 rate-limits 2\nq1 0 rate-limits 1\n",
+            r"q.qrels:2: .*labelled twice \(lines 1 and 2\)",
+        ),
     ],
 )
 def test_bad_qrels_write_nothing(loaded: Store, tmp_path, text, message) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from labeler.errors import LabelerError
-from labeler.importers import matching
+from labeler.importers import contexts as matching
 from labeler.importers.matching import (
     ContextMatcher,
     iter_items,
@@ -221,8 +221,8 @@ def test_an_annotated_testset_and_a_multi_turn_sample(corpus: Store, tmp_path) -
             r'bad\.json:1: field "reference_contexts": expected a list',
         ),
         ('[{"user_input": "A?", "reference_contexts": [1, {"x": 2}]}]', "expected a list of texts"),
-        ('[{"user_input": "A?"}, 3]', r"bad\.json:1: expected a JSON object, got int"),
-        ('[{"user_input": "A?"}', "the JSON array is not closed"),
+        ('[{"user_input": "A?"}, 3]', r"bad\.json:1: expected a JSON object, got a number"),
+        ('[{"user_input": "A?"}', "the list opened on line 1 is not closed"),
         (
             '[{"id": "x", "user_input": "A?"}, {"id": "x", "user_input": "B?"}]',
             "'x' is also on line 1, with another question",
@@ -243,7 +243,9 @@ def test_bad_input_names_the_line_and_writes_nothing(
 def test_an_unknown_file_type(corpus: Store, tmp_path) -> None:
     path = tmp_path / "t.parquet"
     path.write_bytes(b"PAR1")
-    with pytest.raises(LabelerError, match=r"expected \.csv, \.json or \.jsonl"):
+    with pytest.raises(
+        LabelerError, match=r"expected \.jsonl, \.ndjson, \.json, \.csv, \.tsv or \.tab"
+    ):
         import_ragas(corpus, path)
 
 
@@ -286,7 +288,6 @@ def test_unknown_ids_fall_back_to_the_text(corpus: Store) -> None:
         ('["a", "b"]', ["a", "b"]),
         ("['it''s', \"x\"]", ["its", "x"]),
         ("['line\\none']", ["line\none"]),
-        (["a", 1], ["a", "1"]),
         ("plain text", ["plain text"]),
         ("", []),
         (None, []),
@@ -294,6 +295,13 @@ def test_unknown_ids_fall_back_to_the_text(corpus: Store) -> None:
 )
 def test_list_cells(value, expected) -> None:
     assert parse_list(value, path="f.csv", line=1, field="contexts") == expected
+
+
+@pytest.mark.parametrize("value", [["a", 1], "['a', {'a': 1}]", [None]])
+def test_a_context_that_is_not_text_is_refused(value) -> None:
+    """#8 item 4: a number or an object in a list of contexts is not a context."""
+    with pytest.raises(LabelerError, match=r'f.csv:1: field "contexts": expected a list of texts'):
+        parse_list(value, path="f.csv", line=1, field="contexts")
 
 
 def test_separated_cells() -> None:

@@ -60,7 +60,7 @@ def test_jsonl_with_scores_only_is_ordered_by_score_ties_by_id_descending(
 
 def test_file_order_breaks_rank_ties(loaded: Store, tmp_path) -> None:
     path = tmp_path / "zero.trec"
-    path.write_text("q1 Q0 webhooks 0 1 z\nq1 Q0 error-codes 0 5 z\n", encoding="utf-8")
+    path.write_text("q1 Q0 webhooks 1 1 z\nq1 Q0 error-codes 1 5 z\n", encoding="utf-8")
     import_run(loaded, path)
     assert [r[2] for r in results(loaded, "z")] == ["webhooks", "error-codes"]
 
@@ -68,7 +68,7 @@ def test_file_order_breaks_rank_ties(loaded: Store, tmp_path) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("q1 Q0 pagination 1 2.0\n", r"run.trec:1: expected 6 columns"),
+        ("q1 Q0 pagination 1 2.0\n", r"run.trec:1: expected at least 6 fields"),
         ("q1 Q0 pagination one 2.0 x\n", r'run.trec:1: field "rank": expected a whole number'),
         ("q1 Q0 pagination 1 high x\n", r'run.trec:1: field "score": expected a number'),
         (
@@ -80,7 +80,7 @@ def test_file_order_breaks_rank_ties(loaded: Store, tmp_path) -> None:
             r'run.trec:2: field "chunk_id": unknown chunk id \'nope\'',
         ),
         ("q1 Q0 pagination 1 2 x\nq1 Q0 pagination 2 1 x\n", r"run.trec:2: .*appears twice"),
-        ("", r"run.trec: the run holds no results"),
+        ("", r"run.trec: the file is empty: it holds no results"),
     ],
 )
 def test_bad_runs_write_nothing(loaded: Store, tmp_path, text, message) -> None:

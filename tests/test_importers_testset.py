@@ -114,7 +114,7 @@ def test_a_modified_version_is_refused_unless_allowed(exported, tmp_path: Path) 
 def test_a_bad_line_writes_nothing(exported, tmp_path: Path) -> None:
     qrels = exported.path / "qrels.tsv"
     os.chmod(qrels, 0o644)
-    qrels.write_text(qrels.read_text() + "q2\t0\twebhooks\t7\n")
+    qrels.write_text(qrels.read_text() + "q2\t0\tzz-new\t7\n")
     with Store(tmp_path / "fresh.db") as fresh:
         before = table_counts(fresh)
         with pytest.raises(LabelerError, match=r'qrels\.tsv:6: field "grade"'):

@@ -10,16 +10,7 @@ import pandas as pd
 import pytest
 
 from labeler.errors import LabelerError
-from labeler.exporters.layout import (
-    ChunkEntry,
-    Content,
-    QuestionEntry,
-    content_hash,
-    file_digests,
-    manifest_bytes,
-    serialise,
-)
-from labeler.metrics import io
+from labeler.metrics import arrowread, files
 from labeler.metrics.evaluation import evaluate
 from labeler.metrics.io import (
     qrels_from_dataframe,
@@ -28,6 +19,14 @@ from labeler.metrics.io import (
     read_run,
     read_testset,
     run_from_dataframe,
+)
+from labeler.version_format import (
+    ChunkEntry,
+    Content,
+    QuestionEntry,
+    manifest_bytes,
+    seal,
+    serialise,
 )
 
 QRELS = "q1 0 a 2\nq1 0 b 0\nq2 0 c 1\n"
@@ -72,14 +71,14 @@ def test_every_spelling_of_a_trec_run_reads_the_same(tmp_path: Path, variant) ->
 
 def test_the_fast_reader_is_used_for_clean_files_and_agrees(tmp_path: Path) -> None:
     path = write(tmp_path, "r.trec", RUN)
-    fast = io._fast_run(path, "r", None)
-    slow = io._slow_run(path, "r", None)
+    fast = arrowread.fast_run(path, "r", keep_ranks=True, keep_scores=True)
+    slow = files._rows_run(path, "r", keep_ranks=True, keep_scores=True)
     assert fast is not None
     assert fast.to_dict() == slow.to_dict()
     assert fast.ranks.tolist() == slow.ranks.tolist()
     assert fast.scores.tolist() == slow.scores.tolist()
     assert (
-        io._fast_qrels(write(tmp_path, "q.txt", QRELS)).to_dict()
+        arrowread.fast_qrels(write(tmp_path, "q.txt", QRELS)).to_dict()
         == read_qrels(write(tmp_path, "q2.txt", QRELS.replace(" ", "  "))).to_dict()
     )
 
@@ -118,7 +117,7 @@ def test_bad_qrels_lines(tmp_path: Path, name: str, text: str, message: str) -> 
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("q1 Q0 a 1 2.0 r\nq1 Q0 b 2 r\n", r"r.trec:2: expected 6 fields"),
+        ("q1 Q0 a 1 2.0 r\nq1 Q0 b 2 r\n", r"r.trec:2: expected at least 6 fields"),
         ("q1 Q0 a one 2.0 r\n", r'r.trec:1: field "rank": expected a whole number'),
         ("q1 Q0 a 1 high r\n", r'r.trec:1: field "score": expected a number'),
         ("q1 Q0 a 1 nan r\n", r'r.trec:1: field "score": expected a number'),
@@ -161,11 +160,12 @@ def test_missing_file_and_folder(tmp_path: Path) -> None:
         read_qrels(tmp_path)
 
 
-def test_empty_files_are_empty(tmp_path: Path) -> None:
-    assert len(read_qrels(write(tmp_path, "q.txt", ""))) == 0
-    run = read_run(write(tmp_path, "r.trec", "\n\n"))
-    assert len(run) == 0
-    assert evaluate({"q": {"a": 1}}, run, "mrr", order="score").missing == 1
+def test_empty_files_are_an_error(tmp_path: Path) -> None:
+    """#8 item 6: one rule for every reader; an empty run is an error here as in import."""
+    with pytest.raises(LabelerError, match=r"q.txt: the file is empty: it holds no labels"):
+        read_qrels(write(tmp_path, "q.txt", ""))
+    with pytest.raises(LabelerError, match=r"r.trec: the file is empty: it holds no results"):
+        read_run(write(tmp_path, "r.trec", "\n\n# only a comment\n"))
 
 
 def test_jsonl_qrels_and_both_shapes_of_jsonl_runs(tmp_path: Path) -> None:
@@ -223,7 +223,7 @@ def test_bad_jsonl_qrels(tmp_path: Path, name: str, text: str, message: str) -> 
         (
             '{"question_id": "q", "chunk_id": "a", "rank": 1}\n'
             '{"question_id": "q", "chunk_id": "b"}\n',
-            r'r.jsonl:2: field "rank": given on some lines',
+            r'r.jsonl:2: field "rank": needs a rank or a score',
         ),
         (
             '{"question_id": "q", "chunk_ids": ["a", "b"], "scores": [1]}\n',
@@ -242,7 +242,7 @@ def test_json_files_as_pytrec_eval_takes_them(tmp_path: Path) -> None:
     run = read_run(write(tmp_path, "r.json", json.dumps({"q1": {"x": 2.0, "a": 1.0}})))
     assert qrels.questions == ("q1", "q2")
     assert evaluate(qrels, run, "mrr", order="score").mean("mrr") == 0.5
-    with pytest.raises(LabelerError, match=r"q.json: .*expected a whole number"):
+    with pytest.raises(LabelerError, match=r"q.json:1: field \"grade\": expected a whole number"):
         read_qrels(write(tmp_path, "q.json", json.dumps({"q1": {"a": "x"}})))
 
 
@@ -293,10 +293,8 @@ def make_version(root: Path, name: str = "docs-qa", version: int = 3) -> Path:
         "format": "labeler-testset/1",
         "name": name,
         "version": version,
-        "content_hash": content_hash(files),
-        "files": file_digests(files),
     }
-    (folder / "manifest.json").write_bytes(manifest_bytes(manifest))
+    (folder / "manifest.json").write_bytes(manifest_bytes(seal(manifest, files)))
     return folder
 
 
@@ -334,6 +332,6 @@ def test_a_run_read_for_one_order_keeps_only_that_column(tmp_path: Path, spacing
     assert (by_rank.ranks.tolist(), by_rank.scores) == ([1, 2, 1, 2], None)
     assert (by_score.ranks, by_score.scores.tolist()) == (None, [2.5, 1.5, 9.0, 8.0])
     junk = write(tmp_path, "junk.trec", "q1 Q0 a 1 high r\n".replace(" ", spacing))
-    assert read_run(junk, order="rank").ranks.tolist() == [1]  # the score column is not read
-    with pytest.raises(LabelerError, match='field "score"'):
-        read_run(junk, order="score")
+    for order in ("rank", "score"):  # one grammar: every field is checked, whatever is kept
+        with pytest.raises(LabelerError, match=r'junk.trec:1: field "score"'):
+            read_run(junk, order=order)

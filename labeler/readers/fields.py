@@ -96,7 +96,7 @@ def as_id(
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
     if value is None:
-        raise _fail("missing", path=path, line=line, field=field)
+        raise _fail("missing or empty", path=path, line=line, field=field)
     if isinstance(value, float):
         msg = f"expected an id (text or a whole number), got {describe(value)}: a float"
         raise _fail(msg, path=path, line=line, field=field)
@@ -118,7 +118,7 @@ def as_text(
     if value is None:
         if optional:
             return None
-        raise _fail("missing", path=path, line=line, field=field)
+        raise _fail("missing or empty", path=path, line=line, field=field)
     if not isinstance(value, str):
         raise _fail(f"expected text, got {describe(value)}", path=path, line=line, field=field)
     if not blank and not value.strip():

@@ -9,6 +9,7 @@ so an error points where an editor does.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -64,13 +65,15 @@ def lines(
     *,
     keep_blank: bool = False,
     keep_ending: bool = False,
+    data: bytes | None = None,
 ) -> Iterator[tuple[int, str]]:
     """Decoded lines, numbered from 1, without their line ending (LF, CRLF) unless
     ``keep_ending`` (a JSON parser skips it, and not cutting it spares a copy of a long line).
     Blank lines (nothing but whitespace) are skipped unless ``keep_blank`` (CSV needs them
-    inside quoted cells). One line at a time, so a file is never read whole."""
+    inside quoted cells). One line at a time, so a file is never read whole. ``data``: the
+    file's bytes, already read (``path`` then only names it in errors)."""
     path = Path(path)
-    with path.open("rb") as handle:
+    with io.BytesIO(data) if data is not None else path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
             if progress is not None:
                 progress(len(raw))

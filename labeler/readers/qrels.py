@@ -34,8 +34,8 @@ class QrelsRow(NamedTuple):
     grade: int | None
 
 
-def _trec(path: Path, progress: Progress | None) -> Iterator[QrelsRow]:
-    for line, fields in iter_fields(path, QRELS, progress):
+def _trec(path: Path, progress: Progress | None, data: bytes | None) -> Iterator[QrelsRow]:
+    for line, fields in iter_fields(path, QRELS, progress, data=data):
         grade = as_grade(fields[3], path=path, line=line)
         yield QrelsRow(line, fields[0], fields[2], grade)
 
@@ -80,16 +80,18 @@ def iter_qrels(
     *,
     allow_empty: bool = False,
     check_twice: bool = True,
+    data: bytes | None = None,
 ) -> Iterator[QrelsRow]:
-    """The labels of a qrels file (see the module docstring), in file order."""
-    path = check_file(path)
+    """The labels of a qrels file (see the module docstring), in file order. ``data``: a TREC
+    file's bytes, already read."""
+    path = check_file(path) if data is None else Path(path)
     suffix = path.suffix.lower()
     if suffix in JSONL:
         rows = _jsonl(path, progress)
     elif suffix in JSON:
         rows = _json(path)
     else:
-        rows = _trec(path, progress)
+        rows = _trec(path, progress, data)
     yield from _checked(rows, path, allow_empty=allow_empty, check_twice=check_twice)
 
 

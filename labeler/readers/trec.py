@@ -65,12 +65,13 @@ def _unusual(text: str, shape: Shape, *, path: Path, line: int) -> LabelerError:
 
 
 def iter_fields(
-    path: str | Path, shape: Shape, progress: Progress | None = None
+    path: str | Path, shape: Shape, progress: Progress | None = None, *, data: bytes | None = None
 ) -> Iterator[tuple[int, list[str]]]:
-    """(line, fields) of each record of a TREC file of ``shape``; see the module docstring."""
-    path = check_file(path)
+    """(line, fields) of each record of a TREC file of ``shape``; see the module docstring.
+    ``data``: the file's bytes, already read."""
+    path = check_file(path) if data is None else Path(path)
     first = True
-    for number, text in lines(path, progress):
+    for number, text in lines(path, progress, data=data):
         if text.lstrip(" \t").startswith("#"):
             continue
         if _UNUSUAL.search(text) is not None:

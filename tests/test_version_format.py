@@ -7,18 +7,18 @@ from pathlib import Path
 import pytest
 
 from labeler.errors import LabelerError
-from labeler.exporters.layout import (
+from labeler.version_format import (
     ChunkEntry,
     Content,
     QuestionEntry,
     changed_files,
     check_name,
     check_trec_ids,
-    content_hash,
-    file_digests,
+    content_hash_v1,
     manifest_bytes,
     parse_content,
     read_version,
+    seal,
     serialise,
     version_dirs,
 )
@@ -51,8 +51,8 @@ def write_version(folder: Path, files: dict[str, bytes], **manifest) -> Path:
     folder.mkdir(parents=True)
     for name, data in files.items():
         (folder / name).write_bytes(data)
-    record = {"name": "t", "version": 1, "content_hash": content_hash(files), **manifest}
-    record.setdefault("files", file_digests(files))
+    record = seal({"name": "t", "version": 1, "chunking": "default", "min_grade": 1}, files)
+    record.update(manifest)
     (folder / "manifest.json").write_bytes(manifest_bytes(record))
     return folder
 
@@ -64,7 +64,7 @@ def test_one_content_has_one_serialisation_sorted_and_lf() -> None:
     assert files["chunks.jsonl"].decode() == CHUNKS
 
 
-def test_the_hash_is_sha256_over_names_lengths_and_bytes() -> None:
+def test_the_v1_hash_is_sha256_over_names_lengths_and_bytes() -> None:
     files = serialise(CONTENT)
     digest = hashlib.sha256()
     for name, text in (
@@ -74,13 +74,37 @@ def test_the_hash_is_sha256_over_names_lengths_and_bytes() -> None:
     ):
         data = text.encode()
         digest.update(f"{name}\n{len(data)}\n".encode() + data)
-    assert content_hash(files) == "sha256:" + digest.hexdigest()
+    assert content_hash_v1(files) == "sha256:" + digest.hexdigest()
 
 
 def test_moving_bytes_between_files_changes_the_hash() -> None:
     a = {"questions.jsonl": b"ab", "qrels.tsv": b"", "chunks.jsonl": b""}
     b = {"questions.jsonl": b"a", "qrels.tsv": b"b", "chunks.jsonl": b""}
-    assert content_hash(a) != content_hash(b)
+    assert content_hash_v1(a) != content_hash_v1(b)
+    assert seal({"name": "t"}, a)["content_hash"] != seal({"name": "t"}, b)["content_hash"]
+
+
+@pytest.mark.parametrize(("field", "value"), [("name", "u"), ("chunking", "v2"), ("min_grade", 2)])
+def test_the_v2_hash_covers_what_changes_what_consumers_read(field: str, value: object) -> None:
+    """#8 item 8: name, chunking and min_grade change what convert, import and eval read."""
+    files = serialise(CONTENT)
+    base = {"name": "t", "version": 1, "chunking": "default", "min_grade": 1}
+    assert seal(base, files)["content_hash"] != seal({**base, field: value}, files)["content_hash"]
+    informative = {**base, "created": "later", "counts": {"questions": 99}, "version": 7}
+    assert seal(base, files)["content_hash"] == seal(informative, files)["content_hash"]
+
+
+def test_an_edited_min_grade_is_a_modification(tmp_path: Path) -> None:
+    folder = write_version(tmp_path / "t" / "v1", serialise(CONTENT))
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["min_grade"] = 2
+    assert changed_files(folder, manifest) == ["manifest.json (name, chunking, min_grade)"]
+
+
+def test_the_folder_and_the_manifest_agree_on_the_version(tmp_path: Path) -> None:
+    folder = write_version(tmp_path / "t" / "v2", serialise(CONTENT))  # the manifest says 1
+    with pytest.raises(LabelerError, match="the folder is v2 but the manifest says version 1"):
+        read_version(folder)
 
 
 def test_unicode_stays_readable_but_line_separators_are_escaped() -> None:
@@ -119,14 +143,18 @@ def test_a_hand_edited_file_is_named(tmp_path: Path) -> None:
 def test_an_edited_hash_in_the_manifest_is_caught_too(tmp_path: Path) -> None:
     folder = write_version(tmp_path / "t" / "v1", serialise(CONTENT), content_hash="sha256:0")
     manifest = json.loads((folder / "manifest.json").read_text())
-    assert changed_files(folder, manifest) == ["manifest.json (content_hash)"]
+    assert changed_files(folder, manifest) == ["manifest.json (name, chunking, min_grade)"]
 
 
 @pytest.mark.parametrize(
     ("file", "text", "message"),
     [
-        ("qrels.tsv", "q1 0 c1\n", r"qrels\.tsv:1: expected 4 columns"),
-        ("qrels.tsv", "q1 0 c1 1\nq1 0 c1 2\n", r'qrels\.tsv:2: field "chunk_id": .* judged twice'),
+        ("qrels.tsv", "q1 0 c1\n", r"qrels\.tsv:1: expected 4 fields"),
+        (
+            "qrels.tsv",
+            "q1 0 c1 1\nq1 0 c1 2\n",
+            r'qrels\.tsv:2: field "chunk_id": .* labelled twice',
+        ),
         ("qrels.tsv", "q1 0 c1 3\n", r'qrels\.tsv:1: field "grade": expected 0, 1 or 2'),
         ("qrels.tsv", "q9 0 c1 1\n", r"qrels name question 'q9'"),
         ("qrels.tsv", "q1 0 c9 1\n", r"qrels name chunk 'c9'"),
@@ -159,7 +187,9 @@ def test_good_names(name: str) -> None:
     assert check_name(name) == name
 
 
-@pytest.mark.parametrize("name", ["", ".hidden", "a/b", "../up", "with space", "x" * 101])
+@pytest.mark.parametrize(
+    "name", ["", ".hidden", "a/b", "../up", "with space", "x" * 101, "orders\n", "orders\r\n"]
+)
 def test_bad_names(name: str) -> None:
     with pytest.raises(LabelerError, match='field "name"'):
         check_name(name)
@@ -167,12 +197,14 @@ def test_bad_names(name: str) -> None:
 
 def test_trec_ids_cannot_hold_whitespace() -> None:
     check_trec_ids(["q-1", "q-2"], "question")
-    with pytest.raises(LabelerError, match="'q 1' is empty or holds whitespace"):
+    with pytest.raises(LabelerError, match="'q 1' holds a space"):
         check_trec_ids(["q-1", "q 1"], "question")
-    with pytest.raises(LabelerError, match=r"'q\\u2003' is empty"):
+    with pytest.raises(LabelerError, match=r"'q\\u2003' holds whitespace \(U\+2003\)"):
         check_trec_ids(["q\u2003"], "question")  # an em space is whitespace too
     with pytest.raises(LabelerError, match="'' is empty"):
         check_trec_ids(["a", ""], "chunk")
+    with pytest.raises(LabelerError, match="starts with '#'"):
+        check_trec_ids(["a", "#b"], "chunk")
 
 
 def test_only_v_number_folders_are_versions(tmp_path: Path) -> None:
