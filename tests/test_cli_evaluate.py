@@ -96,7 +96,7 @@ def test_table(g_files) -> None:
     assert lines[1].split() == ["hybrid", "1.0000*", "1.0000*", "0.3667*"]
     assert lines[2].split() == ["keyword", "0.9000", "0.9000", "0.3333"]
     assert lines[3].split() == ["vector", "1.0000*", "0.9500", "0.3667*"]
-    assert "Questions: 10 scored; 0 unanswerable" in result.stdout
+    assert "Questions: 10 scored; left out of the averages: 0 unanswerable" in result.stdout
     assert "Compared with hybrid over 10 questions" in result.stdout
     keyword_recall = next(line for line in lines if line.startswith("keyword  recall@3"))
     assert keyword_recall.split()[2:] == [
@@ -117,6 +117,7 @@ def test_json(g_files) -> None:
         "metrics": {"recall@3": 1.0, "mrr@3": 0.95, "precision@3": pytest.approx(11 / 30)},
         "questions": 10,
         "unanswerable": 0,
+        "no_relevant_label": 0,
         "missing": 0,
         "ignored": 0,
     }
@@ -140,12 +141,13 @@ def test_csv_and_markdown(g_files) -> None:
         "tag",
         "questions",
         "unanswerable",
+        "no_relevant_label",
         "missing",
         "recall@3",
         "mrr@3",
         "precision@3",
     ]
-    assert table[2][:6] == ["keyword", "", "10", "0", "0", "0.9"]
+    assert table[2][:7] == ["keyword", "", "10", "0", "0", "0", "0.9"]
     markdown = g_eval(g_files, "hybrid", "keyword", extra=("--format", "markdown")).stdout
     assert "| run | recall@3 | mrr@3 | precision@3 |" in markdown
     assert "| hybrid | **1.0000** | **1.0000** | **0.3667** |" in markdown

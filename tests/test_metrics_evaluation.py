@@ -67,10 +67,17 @@ def test_question_missing_from_the_run_scores_zero_and_counts() -> None:
     assert result.mean("recall@1") == 0.5
 
 
-def test_unanswerable_questions_are_left_out_and_counted() -> None:
-    qrels = Qrels.from_dict({"q1": {"a": 1}, "q2": {"b": 0}, "q3": {}})
-    result = evaluate(qrels, {"q1": ["a"], "q2": ["b"], "q3": ["c"]}, "mrr,ndcg,judged@1")
-    assert result.unanswerable == 2  # q2 has only a 0, q3 no label at all
+def test_questions_without_a_relevant_label_are_left_out_and_counted_apart() -> None:
+    """#7 item 12: "unanswerable" is a reviewer's mark; a question whose labels are all below
+    min_grade is something else, and both are counted, apart."""
+    qrels = Qrels.from_dict({"q1": {"a": 1}, "q2": {"b": 0}, "q3": {}, "q4": {}})
+    qrels = qrels.with_questions([], unanswerable=["q4"])
+    result = evaluate(
+        qrels, {"q1": ["a"], "q2": ["b"], "q3": ["c"], "q4": ["d"]}, "mrr,ndcg,judged@1"
+    )
+    assert result.left_out == 3
+    assert result.unanswerable == 1  # q4, marked
+    assert result.no_relevant_label == 2  # q2 has only a 0, q3 no label at all
     assert result.num_scored == 1
     assert result.mean("mrr") == 1.0
     assert result.per_question("mrr") == {"q1": 1.0}
@@ -90,9 +97,9 @@ def test_min_grade_decides_relevance_but_not_ndcg_gains() -> None:
     assert one.mean("ndcg") == pytest.approx((1 + 2 / math.log2(3)) / (2 + 1 / math.log2(3)))
 
 
-def test_a_question_with_only_partial_chunks_is_unanswerable_at_min_grade_2() -> None:
+def test_a_question_with_only_partial_chunks_has_no_relevant_label_at_min_grade_2() -> None:
     result = evaluate({"q": {"a": 1}}, {"q": ["a"]}, "ndcg", min_grade=2)
-    assert result.unanswerable == 1
+    assert (result.no_relevant_label, result.unanswerable) == (1, 0)
     assert result.mean("ndcg") is None
 
 

@@ -58,7 +58,9 @@ def _load_test_set(qrels: str | None, testset: str | None, questions: str | None
     tags: dict[str, tuple[str, ...]] = {}
     if questions is not None:
         infos = read_questions(questions)
-        labels = labels.with_questions(q.id for q in infos)
+        labels = labels.with_questions(
+            (q.id for q in infos), unanswerable=(q.id for q in infos if q.unanswerable)
+        )
         tags = {q.id: q.tags for q in infos}
     return labels, tags, None
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from labeler.exporters.writing import csv_cell, csv_line, write_text
+from labeler.spreadsheet import escape_cell, unescape_cell
 from labeler.version_format import Version
 
 FILE = "labels.csv"
@@ -29,15 +30,6 @@ COLUMNS = (
     "title",
     "chunk_text",
 )
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "'")
-
-
-def escape_cell(value: str) -> str:
-    return "'" + value if value.startswith(_FORMULA_START) else value
-
-
-def unescape_cell(value: str) -> str:
-    return value[1:] if value.startswith("'") else value
 
 
 def write(version: Version, out: Path, min_grade: int) -> list[Path]:

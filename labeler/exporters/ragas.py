@@ -7,7 +7,8 @@ in the same order) and ``synthesizer_name`` (``labeler:<name>@v<N>``, which
 ``Testset.from_list`` requires and ``EvaluationDataset`` ignores).
 
 Load with ``EvaluationDataset.from_jsonl("ragas.jsonl")`` or ``Testset.from_list(rows)``. In the
-CSV, list columns hold JSON arrays (also valid Python literals, as Ragas' own CSVs have them).
+CSV, list columns hold JSON arrays (also valid Python literals, as Ragas' own CSVs have them);
+text cells are neutralised against formulas as in every CSV we write (``labeler.spreadsheet``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from labeler.exporters.writing import csv_cell, csv_line, relevant_chunks, write_text
+from labeler.exporters.writing import csv_line, relevant_chunks, write_text
+from labeler.spreadsheet import text_cell
 from labeler.version_format import Version
 
 JSONL = "ragas.jsonl"
@@ -56,7 +58,7 @@ def write(version: Version, out: Path, min_grade: int) -> list[Path]:
             json.dumps(row["reference_context_ids"], ensure_ascii=False),
             row["synthesizer_name"],
         )
-        table.append(csv_line(csv_cell(c) for c in cells))
+        table.append(csv_line(text_cell(c) for c in cells))
     return [write_text(out / JSONL, "".join(jsonl)), write_text(out / CSV, "".join(table))]
 
 

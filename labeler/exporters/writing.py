@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import os
-import re
 import tempfile
-from collections.abc import Iterable
 from pathlib import Path
 
+from labeler.spreadsheet import csv_cell, csv_line
 from labeler.version_format import Version
 
 
@@ -24,23 +23,6 @@ def write_text(path: Path, text: str, *, bom: bool = False) -> Path:
         Path(temporary).unlink(missing_ok=True)
         raise
     return path
-
-
-_NEEDS_QUOTES = re.compile('[",\r\n]')
-
-
-def csv_cell(value: str) -> str:
-    """One CSV field as RFC 4180 writes it: quoted (quotes doubled) when it holds a comma, a
-    quote or a line break. Quoting a long text once and reusing it is what keeps a CSV of
-    150,000 rows fast; Python's csv module re-quotes every field of every row."""
-    if _NEEDS_QUOTES.search(value):
-        return '"' + value.replace('"', '""') + '"'
-    return value
-
-
-def csv_line(cells: Iterable[str]) -> str:
-    """A CSV line from cells already passed through ``csv_cell``."""
-    return ",".join(cells) + "\n"
 
 
 def relevant_chunks(version: Version, question_id: str, min_grade: int) -> list[tuple[str, int]]:

@@ -41,7 +41,9 @@ class RunResult:
 
     ``values[name][i]`` is the value for ``questions[i]``. ``scored`` marks the questions in
     the averages (at least one relevant label); ``labelled`` those with any label line;
-    ``retrieved`` those the run returned results for.
+    ``retrieved`` those the run returned results for; ``marked`` those a reviewer marked
+    unanswerable. A question left out of the averages is either *unanswerable* (marked) or
+    has *no relevant label* (not marked, and no label at ``min_grade`` or above).
     """
 
     run: str
@@ -53,6 +55,7 @@ class RunResult:
     retrieved: np.ndarray
     ignored: tuple[str, ...]
     options: Options
+    marked: np.ndarray | None = None
 
     @property
     def metric_names(self) -> tuple[str, ...]:
@@ -63,9 +66,22 @@ class RunResult:
         return int(self.scored.sum())
 
     @property
-    def unanswerable(self) -> int:
+    def left_out(self) -> int:
         """Test-set questions without a relevant label: left out of the averages."""
         return int((~self.scored).sum())
+
+    @property
+    def unanswerable(self) -> int:
+        """Left-out questions a reviewer marked unanswerable."""
+        if self.marked is None:
+            return 0
+        return int((~self.scored & self.marked).sum())
+
+    @property
+    def no_relevant_label(self) -> int:
+        """Left-out questions nobody marked unanswerable, whose labels are all below
+        ``min_grade`` (or that have none)."""
+        return self.left_out - self.unanswerable
 
     @property
     def missing(self) -> int:
@@ -266,6 +282,9 @@ def evaluate(
         retrieved=retrieved,
         ignored=ignored,
         options=options,
+        marked=np.fromiter(
+            (q in qrels.marked_unanswerable for q in qrels.questions), dtype=bool, count=n
+        ),
     )
 
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from labeler.metrics.report import Report
+from labeler.spreadsheet import escape_cell
 
 
 def _figure(value: float | None) -> str:
@@ -51,8 +52,9 @@ def _metric_rows(
 
 def _counts(report: Report) -> list[str]:
     lines = [
-        f"Questions: {report.scored} scored; {report.unanswerable} unanswerable (no chunk graded"
-        f" {report.options.min_grade} or more: left out of the averages)."
+        f"Questions: {report.scored} scored; left out of the averages: {report.unanswerable}"
+        f" unanswerable (marked so by a reviewer), {report.no_relevant_label} with no relevant"
+        f" label (none graded {report.options.min_grade} or more)."
     ]
     missing = [f"{r.run} {r.missing}" for r in report.results]
     lines.append(f"Missing from the run (each scores 0): {', '.join(missing)}.")
@@ -155,11 +157,14 @@ def render_csv(report: Report, *, by_tag: bool = False) -> str:
     """One row per run (and per tag and run with ``by_tag``): counts, then every metric."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["run", "tag", "questions", "unanswerable", "missing", *report.metrics])
+    writer.writerow(
+        ["run", "tag", "questions", "unanswerable", "no_relevant_label", "missing", *report.metrics]
+    )
 
     def row(run: str, tag: str, f: Mapping[str, Any]) -> list:
         values = ["" if f["metrics"][m] is None else repr(f["metrics"][m]) for m in report.metrics]
-        return [run, tag, f["questions"], f["unanswerable"], f["missing"], *values]
+        cells = (f["questions"], f["unanswerable"], f["no_relevant_label"], f["missing"])
+        return [escape_cell(run), escape_cell(tag), *cells, *values]
 
     for run, figures in report.figures().items():
         writer.writerow(row(run, "", figures))

@@ -19,6 +19,7 @@ from labeler.metrics.gate import GateResult
 from labeler.metrics.registry import DEFAULT_KS, parse_metrics
 from labeler.metrics.tables import Qrels, Run
 from labeler.metrics.types import Gains, Metric, Options, Order
+from labeler.spreadsheet import escape_cell
 
 _EXAMPLES = 3  # ids quoted in a warning
 
@@ -46,15 +47,23 @@ class Report:
 
     @property
     def unanswerable(self) -> int:
+        """Questions a reviewer marked unanswerable (left out of the averages)."""
         return self.results[0].unanswerable if self.results else 0
 
+    @property
+    def no_relevant_label(self) -> int:
+        """Questions left out because no label reaches min_grade, unmarked."""
+        return self.results[0].no_relevant_label if self.results else 0
+
     def figures(self) -> dict[str, dict[str, Any]]:
-        """run -> {"metrics": {name: mean}, "questions", "unanswerable", "missing", "ignored"}."""
+        """run -> {"metrics": {name: mean}, "questions", "unanswerable", "no_relevant_label",
+        "missing", "ignored"}."""
         return {
             r.run: {
                 "metrics": r.means(),
                 "questions": r.num_scored,
                 "unanswerable": r.unanswerable,
+                "no_relevant_label": r.no_relevant_label,
                 "missing": r.missing,
                 "ignored": len(r.ignored),
             }
@@ -79,7 +88,12 @@ class Report:
                 r.run: {
                     "metrics": {m: r.mean_over(m, mask & r.scored) for m in self.metrics},
                     "questions": int((mask & r.scored).sum()),
-                    "unanswerable": int((mask & ~r.scored).sum()),
+                    "unanswerable": int((mask & ~r.scored & r.marked).sum())
+                    if r.marked is not None
+                    else 0,
+                    "no_relevant_label": int(
+                        (mask & ~r.scored & (~r.marked if r.marked is not None else True)).sum()
+                    ),
                     "missing": int((mask & ~r.retrieved).sum()),
                 }
                 for r in self.results
@@ -105,7 +119,8 @@ class Report:
 
     def write_per_question(self, path: str | Path) -> Path:
         """Every per-question value as CSV ``run,question,metric,value`` (scored questions; a
-        question missing from a run appears with its 0s), to find the biggest losers."""
+        question missing from a run appears with its 0s), to find the biggest losers. Ids are
+        neutralised against spreadsheet formulas (``labeler.spreadsheet``)."""
         path = Path(path)
         try:
             handle = path.open("w", encoding="utf-8", newline="")
@@ -119,8 +134,9 @@ class Report:
                 questions = [result.questions[i] for i in keep.tolist()]
                 for metric in self.metrics:
                     values = result.values[metric][keep].tolist()
+                    run = escape_cell(result.run)
                     out.writerows(
-                        (result.run, q, metric, repr(v))
+                        (run, escape_cell(q), metric, repr(v))
                         for q, v in zip(questions, values, strict=True)
                     )
         return path

@@ -60,6 +60,7 @@ class Qrels:
     chunks: Strings
     grades: np.ndarray
     source: str | None = None
+    marked_unanswerable: frozenset[str] = frozenset()
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
@@ -111,11 +112,17 @@ class Qrels:
         made = cls.from_rows(questions, chunks, grades, source=source)
         return made.with_questions(_label(q, what="a question id") for q in qrels)
 
-    def with_questions(self, questions: Iterable[str]) -> Qrels:
-        """The same labels with more test-set questions (those not here yet have no label)."""
+    def with_questions(
+        self, questions: Iterable[str], *, unanswerable: Iterable[str] = ()
+    ) -> Qrels:
+        """The same labels with more test-set questions (those not here yet have no label), and
+        ``unanswerable``: questions a reviewer marked unanswerable (a version's flag). Both
+        kinds of question without a relevant label are left out of the averages; the marked
+        ones are counted as *unanswerable*, the others as having *no relevant label*."""
         known = set(self.questions)
         extra = [q for q in dict.fromkeys(questions) if q not in known]
-        if not extra:
+        marked = self.marked_unanswerable | frozenset(unanswerable)
+        if not extra and marked == self.marked_unanswerable:
             return self
         return Qrels(
             self.questions + tuple(extra),
@@ -123,6 +130,7 @@ class Qrels:
             self.chunks,
             self.grades,
             self.source,
+            marked,
         )
 
     def to_dict(self) -> dict[str, dict[str, int]]:

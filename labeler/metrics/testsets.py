@@ -67,7 +67,9 @@ def read_testset(path: str | Path) -> TestSet:
         name=str(manifest["name"]),
         version=manifest["version"],
         content_hash=str(manifest["content_hash"]),
-        qrels=qrels.with_questions(entries),
+        qrels=qrels.with_questions(
+            entries, unanswerable=(q for q, e in entries.items() if e.unanswerable)
+        ),
         questions=tuple(entries.values()),
     )
 

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import sqlite_utils
 
+from labeler.errors import LabelerError
+
 BUSY_TIMEOUT_S = 30.0
 
 
@@ -35,13 +37,28 @@ class StoreBase:
     def __init__(self, path: str | Path, *, migrate: bool = True) -> None:
         self.path = Path(path)
         in_memory = str(path) == ":memory:"
+        if not in_memory and self.path.is_dir():
+            raise LabelerError("is a folder, not a database file", path=self.path)
         if not in_memory and self.path.parent and not self.path.parent.exists():
             self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._open(path, in_memory=in_memory, migrate=migrate)
+        except sqlite3.DatabaseError as error:
+            if getattr(self, "db", None) is not None:
+                self.db.close()
+            msg = f"not a labeler database (SQLite says: {error})"
+            raise LabelerError(msg, path=self.path) from None
+
+    def _open(self, path: str | Path, *, in_memory: bool, migrate: bool) -> None:
+        """Connect, check that the file is a SQLite database, and bring its schema up to date.
+        A file that is not a database raises sqlite3.DatabaseError at the first statement."""
+        self.db = None
         conn = sqlite3.connect(
             str(path), timeout=BUSY_TIMEOUT_S, check_same_thread=False, isolation_level=None
         )
         self.db = sqlite_utils.Database(conn, execute_plugins=False)
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
         conn.execute("PRAGMA foreign_keys = ON")
         if not in_memory and self.db.journal_mode != "wal":
             self.db.enable_wal()
