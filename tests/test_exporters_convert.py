@@ -332,27 +332,3 @@ def test_the_default_folder_is_named_for_version_and_format(
     [path] = convert(version, "trec")
     assert path == Path("orders-v3-trec") / "qrels.txt"
     assert convert(version, ["trec", "csv"])[0] == Path("orders-v3-formats") / "qrels.txt"
-
-
-# the tools themselves, where they are installed ---------------------------------------------
-
-
-def test_ragas_loads_the_jsonl(version: Path, tmp_path: Path) -> None:
-    ragas = pytest.importorskip("ragas")
-    from ragas.testset import Testset
-
-    jsonl, _ = convert(version, "ragas", out=tmp_path / "ragas")
-    dataset = ragas.EvaluationDataset.from_jsonl(str(jsonl))
-    assert dataset[0].reference_context_ids == ["c-rate", "c-err"]
-    rows = [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines()]
-    assert len(Testset.from_list(rows).samples) == 3
-
-
-def test_deepeval_loads_the_goldens(version: Path, tmp_path: Path) -> None:
-    pytest.importorskip("deepeval")
-    from deepeval.dataset import EvaluationDataset, Golden
-
-    [path] = convert(version, "deepeval", out=tmp_path / "de")
-    goldens = [Golden(**g) for g in json.loads(path.read_text(encoding="utf-8"))]
-    dataset = EvaluationDataset(goldens=goldens)
-    assert dataset.goldens[0].additional_metadata["chunk_ids"] == ["c-rate", "c-err"]

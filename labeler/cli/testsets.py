@@ -163,8 +163,9 @@ def export_cmd(
     parent = f"parent v{data['parent']}" if data["parent"] else "first version"
     click.echo(f"{verb} {result.path} ({parent}, chunking {data['chunking']!r})")
     click.echo(
-        f"  questions: {counts['questions']} ({counts['answerable']} answerable,"
-        f" {counts['unanswerable']} unanswerable)"
+        f"  questions: {counts['questions']} ({counts['unanswerable']} unanswerable;"
+        f" {counts['answerable']} answerable, of which {counts.get('no_relevant_label', 0)} with"
+        f" no relevant label at min grade {data['selection']['min_grade']})"
     )
     click.echo(
         f"  qrels: {counts['qrels']} (grade {_grades(counts)}) over {counts['chunks']} chunks,"

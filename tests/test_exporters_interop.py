@@ -1,0 +1,69 @@
+"""Our Ragas and DeepEval exports, loaded by Ragas and DeepEval themselves (the `interop` extra,
+which the README's test command installs, so CI runs these rather than skipping them).
+
+Nothing may reach the network while they run: the libraries' telemetry and offline switches are
+set, and every socket connection is refused, so a library that tried would fail the test."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import pytest
+
+from labeler.exporters.convert import convert
+from tests.test_exporters_convert import version  # noqa: F401 - the fixture
+
+pytestmark = pytest.mark.interop
+
+OFFLINE = {
+    "DEEPEVAL_TELEMETRY_OPT_OUT": "YES",
+    "DEEPEVAL_DISABLE_DOTENV": "1",
+    "RAGAS_DO_NOT_TRACK": "true",
+    "DO_NOT_TRACK": "1",
+    "LANGCHAIN_TRACING_V2": "false",
+    "HF_HUB_OFFLINE": "1",
+    "HF_DATASETS_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "TIKTOKEN_CACHE_DIR": "",
+}
+
+
+@pytest.fixture
+def offline(monkeypatch, tmp_path: Path):
+    """Telemetry off, hubs offline, the working folder a temporary one (DeepEval writes a
+    .deepeval folder there), and no socket may connect anywhere."""
+    for key, value in OFFLINE.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.chdir(tmp_path)
+    attempts: list[object] = []
+
+    def refuse(self, address, *args, **kwargs):
+        attempts.append(address)
+        raise OSError(f"network access attempted during a test: {address!r}")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket.socket, "connect_ex", refuse)
+    yield attempts
+    assert attempts == [], f"the library tried to reach the network: {attempts}"
+
+
+def test_ragas_loads_the_jsonl(version: Path, tmp_path: Path, offline) -> None:  # noqa: F811
+    import ragas
+    from ragas.testset import Testset
+
+    jsonl, _ = convert(version, "ragas", out=tmp_path / "ragas")
+    dataset = ragas.EvaluationDataset.from_jsonl(str(jsonl))
+    assert dataset[0].reference_context_ids == ["c-rate", "c-err"]
+    rows = [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines()]
+    assert len(Testset.from_list(rows).samples) == 3
+
+
+def test_deepeval_loads_the_goldens(version: Path, tmp_path: Path, offline) -> None:  # noqa: F811
+    from deepeval.dataset import EvaluationDataset, Golden
+
+    [path] = convert(version, "deepeval", out=tmp_path / "de")
+    goldens = [Golden(**g) for g in json.loads(path.read_text(encoding="utf-8"))]
+    dataset = EvaluationDataset(goldens=goldens)
+    assert dataset.goldens[0].additional_metadata["chunk_ids"] == ["c-rate", "c-err"]
