@@ -1,0 +1,546 @@
+"""Every bad input, through every importer it applies to, from the command line (#8's table).
+
+Each case is a file (or a folder) with one defect, imported with ``labeler import KIND`` into a
+database already holding the worked-example corpus. Each must exit with code 2 and print one
+line naming the file, the line and the field, and leave the database exactly as it was (a full
+SQL dump compared before and after). The defects are those of issue #8 (items 3 to 7 and 12):
+ids that TREC files cannot carry, silent coercions, the BEIR header, empty files, the two
+tracebacks, and errors without a line number; plus the classic ones (bad JSON, a wrong column
+count, an unknown id)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from labeler.cli import main
+from labeler.store import Store
+from tests.conftest import CHUNKS, QUESTIONS, write_jsonl
+
+
+@dataclass(frozen=True)
+class Case:
+    """``files`` maps a path (relative to the case's folder) to its text; ``target`` is what
+    the command is given; the error must match ``where`` (``file:line: field "f":``) and
+    ``says`` (part of the message)."""
+
+    name: str
+    kind: str
+    files: dict[str, str | bytes]
+    where: str
+    says: str
+    target: str | None = None
+    options: tuple[str, ...] = ()
+
+
+def jl(*records: object) -> str:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+
+
+GOOD_CHUNK = {"id": "c-1", "text": "A chunk."}
+GOOD_Q = {"id": "nq", "question": "New?"}
+
+
+def beir(corpus: str, queries: str, qrels: str) -> dict[str, str]:
+    return {"b/corpus.jsonl": corpus, "b/queries.jsonl": queries, "b/qrels/test.tsv": qrels}
+
+
+BEIR_CORPUS = jl({"_id": "b1", "text": "one"}, {"_id": "b2", "text": "two"})
+BEIR_QUERIES = jl({"_id": "bq", "text": "Which?"})
+
+CASES = [
+    # 3. ids that TREC files cannot carry ---------------------------------------------------
+    Case(
+        "chunk id with NUL",
+        "chunks",
+        {"c.jsonl": jl(GOOD_CHUNK, {"id": "a\0b", "text": "t"})},
+        'c.jsonl:2: field "id"',
+        "control character",
+    ),
+    Case(
+        "chunk id with tab",
+        "chunks",
+        {"c.jsonl": jl({"id": "a\tb", "text": "t"})},
+        'c.jsonl:1: field "id"',
+        "holds a tab",
+    ),
+    Case(
+        "chunk id with newline (CSV)",
+        "chunks",
+        {"c.csv": 'id,text\n"a\nb",t\n'},
+        'c.csv:2: field "id"',
+        "holds a line break",
+    ),
+    Case(
+        "chunk id with no-break space",
+        "chunks",
+        {"c.jsonl": jl({"id": "a\u00a0b", "text": "t"})},
+        'c.jsonl:1: field "id"',
+        "U+00A0",
+    ),
+    Case(
+        "chunk id starting with #",
+        "chunks",
+        {"c.jsonl": jl({"id": "#1", "text": "t"})},
+        'c.jsonl:1: field "id"',
+        "starts with '#'",
+    ),
+    Case(
+        "doc id with space",
+        "chunks",
+        {"c.jsonl": jl({"id": "c", "text": "t", "doc_id": "d 1"})},
+        'c.jsonl:1: field "doc_id"',
+        "holds a space",
+    ),
+    Case(
+        "document id with CR",
+        "documents",
+        {"d.jsonl": jl({"id": "d\r", "text": "t"})},
+        'd.jsonl:1: field "id"',
+        "carriage return",
+    ),
+    Case(
+        "question id with space",
+        "questions",
+        {"q.jsonl": jl(GOOD_Q, {"id": "q 9", "question": "x"})},
+        'q.jsonl:2: field "id"',
+        "holds a space",
+    ),
+    Case(
+        "question id with NUL (TSV)",
+        "questions",
+        {"q.tsv": "id\tquestion\nq\0\tx\n"},
+        'q.tsv:2: field "id"',
+        "control character",
+    ),
+    Case(
+        "run chunk id with NUL",
+        "run",
+        {"r.trec": "q1 Q0 rate\0limits 1 2 r\n"},
+        'r.trec:1: field "chunk_id"',
+        "control character",
+    ),
+    Case(
+        "run id with no-break space",
+        "run",
+        {"r.trec": "q1 Q0 rate\u00a0limits 1 2 r\n"},
+        'r.trec:1: field "chunk_id"',
+        "U+00A0",
+    ),
+    Case(
+        "run JSONL id with tab",
+        "run",
+        {"r.jsonl": jl({"question_id": "q1", "chunk_id": "a\tb", "rank": 1})},
+        'r.jsonl:1: field "chunk_id"',
+        "holds a tab",
+    ),
+    Case(
+        "qrels id with vertical tab",
+        "qrels",
+        {"q.qrels": "q1 0 rate-limits 1\nq1 0 a\x0bb 1\n"},
+        'q.qrels:2: field "chunk_id"',
+        "U+000B",
+    ),
+    Case(
+        "qrels chunk id starting with #",
+        "qrels",
+        {"q.qrels": "q1 0 #x 1\n"},
+        'q.qrels:1: field "chunk_id"',
+        "starts with '#'",
+    ),
+    Case(
+        "BEIR corpus id with space",
+        "beir",
+        beir(jl({"_id": "b 1", "text": "x"}), BEIR_QUERIES, "bq\tb1\t1\n"),
+        'corpus.jsonl:1: field "id"',
+        "holds a space",
+        target="b",
+    ),
+    Case(
+        "BEIR qrels id with NUL",
+        "beir",
+        beir(BEIR_CORPUS, BEIR_QUERIES, "bq\tb\x001\t1\n"),
+        'test.tsv:1: field "corpus-id"',
+        "control character",
+        target="b",
+    ),
+    Case(
+        "Ragas id with tab",
+        "ragas",
+        {"r.jsonl": jl({"user_input": "Q?", "id": "r\t1"})},
+        'r.jsonl:1: field "id"',
+        "holds a tab",
+    ),
+    Case(
+        "DeepEval question_id with newline",
+        "deepeval",
+        {"g.json": json.dumps([{"input": "Q?", "additional_metadata": {"question_id": "g\n1"}}])},
+        'g.json:1: field "additional_metadata.question_id"',
+        "line break",
+    ),
+    Case(
+        "DeepEval chunk id with space",
+        "deepeval",
+        {"g.json": json.dumps([{"input": "Q?", "additional_metadata": {"chunk_ids": ["a b"]}}])},
+        'g.json:1: field "additional_metadata.chunk_ids"',
+        "holds a space",
+    ),
+    # 4. silent coercion ----------------------------------------------------------------------
+    Case(
+        "float id",
+        "chunks",
+        {"c.jsonl": jl({"id": 1.5, "text": "t"})},
+        'c.jsonl:1: field "id"',
+        "a float",
+    ),
+    Case(
+        "whole float id",
+        "chunks",
+        {"c.jsonl": jl({"id": 3.0, "text": "t"})},
+        'c.jsonl:1: field "id"',
+        "a float",
+    ),
+    Case(
+        "NaN id",
+        "questions",
+        {"q.jsonl": '{"id": NaN, "question": "x"}\n'},
+        "q.jsonl:1: ",
+        "NaN is not a JSON number",
+    ),
+    Case(
+        "number as text",
+        "chunks",
+        {"c.jsonl": jl({"id": "c", "text": 12345})},
+        'c.jsonl:1: field "text"',
+        "expected text, got the number 12345",
+    ),
+    Case(
+        "number as a question",
+        "questions",
+        {"q.jsonl": jl({"id": "q", "question": 1e16})},
+        'q.jsonl:1: field "question"',
+        "expected text",
+    ),
+    Case(
+        "qrels grade 0_1",
+        "qrels",
+        {"q.qrels": "q1 0 rate-limits 0_1\n"},
+        'q.qrels:1: field "grade"',
+        "expected a whole number, got '0_1'",
+    ),
+    Case(
+        "qrels full-width grade",
+        "qrels",
+        {"q.qrels": "q1 0 rate-limits \uff12\n"},
+        'q.qrels:1: field "grade"',
+        "expected a whole number",
+    ),
+    Case(
+        "qrels grade 1.0",
+        "qrels",
+        {"q.qrels": "q1 0 rate-limits 1.0\n"},
+        'q.qrels:1: field "grade"',
+        "expected a whole number",
+    ),
+    Case(
+        "run score inf",
+        "run",
+        {"r.trec": "q1 Q0 rate-limits 1 inf r\n"},
+        'r.trec:1: field "score"',
+        "expected a number, got 'inf'",
+    ),
+    Case(
+        "run score 1e999",
+        "run",
+        {"r.trec": "q1 Q0 rate-limits 1 1e999 r\n"},
+        'r.trec:1: field "score"',
+        "finite",
+    ),
+    Case(
+        "run rank 0",
+        "run",
+        {"r.trec": "q1 Q0 rate-limits 0 1 r\n"},
+        'r.trec:1: field "rank"',
+        "rank of 1 or more, got 0",
+    ),
+    Case(
+        "run rank -3",
+        "run",
+        {"r.jsonl": jl({"question_id": "q1", "chunk_id": "pagination", "rank": -3})},
+        'r.jsonl:1: field "rank"',
+        "rank of 1 or more",
+    ),
+    Case(
+        "duplicate JSON key",
+        "chunks",
+        {"c.jsonl": '{"id": "c", "text": "a", "text": "b"}\n'},
+        'c.jsonl:1: field "text"',
+        "appears twice",
+    ),
+    Case(
+        "duplicate key in a Ragas list",
+        "ragas",
+        {"r.json": '[\n {"user_input": "A?"},\n {"user_input": "B?", "user_input": "C?"}\n]'},
+        'r.json:3: field "user_input"',
+        "appears twice",
+    ),
+    Case(
+        "DeepEval chunk_ids not a list",
+        "deepeval",
+        {"g.json": json.dumps([{"input": "Q?", "additional_metadata": {"chunk_ids": "c-1"}}])},
+        'g.json:1: field "additional_metadata.chunk_ids"',
+        "expected a list",
+    ),
+    Case(
+        "Ragas context an object",
+        "ragas",
+        {"r.csv": "user_input,reference_contexts\nQ?,\"[{'a': 1}]\"\n"},
+        'r.csv:2: field "reference_contexts"',
+        "item 1 is an object",
+    ),
+    Case(
+        "Ragas context a number",
+        "ragas",
+        {"r.jsonl": jl({"user_input": "Q?", "reference_contexts": ["x", 1]})},
+        'r.jsonl:1: field "reference_contexts"',
+        "item 2 is the number 1",
+    ),
+    # 5. the BEIR header ----------------------------------------------------------------------
+    Case(
+        "BEIR first line with a bad score",
+        "beir",
+        beir(BEIR_CORPUS, BEIR_QUERIES, "bq\tb1\thigh\n"),
+        'test.tsv:1: field "score"',
+        "expected a whole number",
+        target="b",
+    ),
+    # 6. empty files --------------------------------------------------------------------------
+    Case(
+        "empty chunks with a new chunking",
+        "chunks",
+        {"c.jsonl": ""},
+        "c.jsonl: ",
+        "the file is empty: it holds no chunks",
+        options=("--chunking", "v9"),
+    ),
+    Case(
+        "chunks CSV with a header only",
+        "chunks",
+        {"c.csv": "id,text\n"},
+        "c.csv: ",
+        "the file is empty",
+    ),
+    Case("empty documents", "documents", {"d.jsonl": "\n\n"}, "d.jsonl: ", "the file is empty"),
+    Case("empty questions", "questions", {"q.jsonl": ""}, "q.jsonl: ", "the file is empty"),
+    Case(
+        "empty qrels",
+        "qrels",
+        {"q.qrels": ""},
+        "q.qrels: ",
+        "the file is empty: it holds no labels",
+    ),
+    Case(
+        "qrels of comments only",
+        "qrels",
+        {"q.qrels": "# nothing\n"},
+        "q.qrels: ",
+        "the file is empty",
+    ),
+    Case("empty run", "run", {"r.trec": ""}, "r.trec: ", "the file is empty: it holds no results"),
+    Case("empty Ragas list", "ragas", {"r.json": "[]"}, "r.json: ", "the file is empty"),
+    Case("empty DeepEval file", "deepeval", {"g.jsonl": ""}, "g.jsonl: ", "the file is empty"),
+    Case(
+        "empty BEIR qrels",
+        "beir",
+        beir(BEIR_CORPUS, BEIR_QUERIES, "query-id\tcorpus-id\tscore\n"),
+        "test.tsv: ",
+        "the file is empty",
+        target="b",
+    ),
+    # 7. what were tracebacks -----------------------------------------------------------------
+    Case(
+        "title that is a list",
+        "chunks",
+        {"c.jsonl": jl({"id": "c", "text": "t", "title": ["a"]})},
+        'c.jsonl:1: field "title"',
+        "expected text, got a list",
+    ),
+    Case(
+        "document title that is a list",
+        "documents",
+        {"d.jsonl": jl({"id": "d", "text": "t", "title": ["a"]})},
+        'd.jsonl:1: field "title"',
+        "expected text, got a list",
+    ),
+    # 12. line numbers everywhere ---------------------------------------------------------------
+    Case(
+        "Latin-1 in Ragas JSON",
+        "ragas",
+        {"r.json": '[\n {"user_input": "A?"},\n {"user_input": "caf\xe9"}\n]'.encode("latin-1")},
+        "r.json:3: ",
+        "not valid UTF-8",
+    ),
+    Case(
+        "Latin-1 in DeepEval JSON",
+        "deepeval",
+        {"g.json": '[{"input": "caf\xe9"}]'.encode("latin-1")},
+        "g.json:1: ",
+        "not valid UTF-8",
+    ),
+    Case(
+        "unclosed JSON array",
+        "ragas",
+        {"r.json": '[\n {"user_input": "A?"},\n {"user_input": "B?"}\n'},
+        "r.json:3: ",
+        "is not closed",
+    ),
+    Case(
+        "unclosed DeepEval list mid-item",
+        "deepeval",
+        {"g.json": '[\n{"input": "A?"},\n{"input": "B'},
+        "g.json:3: ",
+        "not valid JSON",
+    ),
+    # the classics ---------------------------------------------------------------------------
+    Case(
+        "bad JSON",
+        "chunks",
+        {"c.jsonl": jl(GOOD_CHUNK) + '{"id": "x",\n'},
+        "c.jsonl:2: ",
+        "not valid JSON",
+    ),
+    Case(
+        "qrels with 3 fields",
+        "qrels",
+        {"q.qrels": "q1 0 rate-limits 1\nq1 0 pagination\n"},
+        "q.qrels:2: ",
+        "expected 4 fields",
+    ),
+    Case(
+        "run with 5 fields",
+        "run",
+        {"r.trec": "q1 Q0 rate-limits 1 2\n"},
+        "r.trec:1: ",
+        "expected at least 6 fields",
+    ),
+    Case(
+        "unknown question in a run",
+        "run",
+        {"r.trec": "q1 Q0 rate-limits 1 2 r\nq7 Q0 pagination 2 1 r\n"},
+        'r.trec:2: field "question_id"',
+        "unknown question id 'q7'",
+    ),
+    Case(
+        "unknown chunk in a JSON run",
+        "run",
+        {"r.json": '{"q1": ["rate-limits",\n "ghost"]}'},
+        'r.json:1: field "chunk_id"',
+        "unknown chunk id 'ghost'",
+    ),
+    Case(
+        "qrels grade 3",
+        "qrels",
+        {"q.qrels": "q1 0 rate-limits 3\n"},
+        'q.qrels:1: field "grade"',
+        "expected 0, 1 or 2, got 3",
+    ),
+    Case(
+        "qrels labelled twice",
+        "qrels",
+        {"q.qrels": "q1 0 rate-limits 1\nq1 0 rate-limits 2\n"},
+        'q.qrels:2: field "chunk_id"',
+        "labelled twice (lines 1 and 2)",
+    ),
+    Case(
+        "UTF-16 questions",
+        "questions",
+        {"q.jsonl": jl(GOOD_Q).encode("utf-16")},
+        "q.jsonl:1: ",
+        "UTF-16",
+    ),
+    Case(
+        "CSV row with an extra cell",
+        "questions",
+        {"q.csv": "id,question\nq,x,y\n"},
+        "q.csv:2: ",
+        "expected 2 columns",
+    ),
+]
+
+
+def dump(db: Path) -> str:
+    with sqlite3.connect(db) as conn:
+        return "\n".join(conn.iterdump())
+
+
+@pytest.fixture(scope="module")
+def base_db(tmp_path_factory) -> Path:
+    """The worked-example corpus and questions, imported once; each case works on a copy."""
+    from labeler.importers import import_chunks, import_questions
+
+    folder = tmp_path_factory.mktemp("base")
+    with Store(folder / "base.db") as store:
+        import_chunks(store, write_jsonl(folder / "chunks.jsonl", CHUNKS))
+        import_questions(store, write_jsonl(folder / "questions.jsonl", QUESTIONS))
+        store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return folder / "base.db"
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.kind}: {c.name}")
+def test_bad_input_exits_2_names_file_line_field_and_writes_nothing(
+    case: Case, base_db: Path, tmp_path: Path
+) -> None:
+    db = tmp_path / "project.db"
+    db.write_bytes(base_db.read_bytes())
+    for relative, text in case.files.items():
+        path = tmp_path / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
+    target = tmp_path / (case.target or next(iter(case.files)))
+    before = dump(db)
+    result = CliRunner().invoke(
+        main, ["import", case.kind, str(target), *case.options, "--db", str(db)]
+    )
+    assert result.exit_code == 2, result.output
+    message = result.stderr.strip()
+    assert message.count("\n") == 0, message  # one line
+    assert message.startswith("Error: "), message
+    assert case.where in message, message
+    assert case.says in message, message
+    assert dump(db) == before
+
+
+def test_the_table_covers_every_importer() -> None:
+    kinds = {c.kind for c in CASES}
+    assert kinds >= {
+        "chunks",
+        "documents",
+        "questions",
+        "run",
+        "qrels",
+        "beir",
+        "ragas",
+        "deepeval",
+    }
+
+
+def test_a_file_that_is_not_a_database_is_one_line(tmp_path: Path) -> None:
+    """#8 item 7: any command pointed at a file that is not a SQLite database."""
+    db = tmp_path / "notes.db"
+    db.write_text("these are my notes, not a database\n" * 50, encoding="utf-8")
+    before = db.read_bytes()
+    result = CliRunner().invoke(main, ["status", "--db", str(db)])
+    assert result.exit_code == 2
+    assert (
+        result.stderr.strip()
+        == f"Error: {db}: not a labeler database (SQLite says: file is not a database)"
+    )
+    assert db.read_bytes() == before
