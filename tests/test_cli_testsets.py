@@ -34,7 +34,10 @@ def test_export_then_again(project: Path) -> None:
     assert result.exit_code == 0
     lines = result.output.splitlines()
     assert lines[0] == "Created exports/orders/v1 (first version, chunking 'default')"
-    assert lines[1] == "  questions: 3 (2 answerable, 1 unanswerable)"
+    assert lines[1] == (
+        "  questions: 3 (1 unanswerable; 2 answerable, of which 0 with no relevant label at"
+        " min grade 1)"
+    )
     assert lines[2] == "  qrels: 3 (grade 0: 0, 1: 1, 2: 2) over 3 chunks, 1 reviewer"
     assert lines[3].startswith("  content hash: sha256:")
     again = run("export", "orders")
