@@ -332,11 +332,17 @@ CONVERT_HELP = (
     default=None,
     help="Grade from which a chunk is a reference context (default: the version's).",
 )
+@db_option
 def convert_cmd(
-    version: str, formats: tuple[str, ...], out: str | None, min_grade: int | None
+    version: str, formats: tuple[str, ...], out: str | None, min_grade: int | None, db_path: Path
 ) -> None:
     from labeler.exporters.convert import convert
+    from labeler.exporters.history import check_record
+    from labeler.version_format import read_manifest
 
+    if db_path.exists():  # the database that exported the version, when at hand, is a witness
+        with open_store(db_path) as store:
+            check_record(store, version, read_manifest(Path(version)))
     for path in convert(version, formats, out=out, min_grade=min_grade):
         click.echo(str(path))
 
