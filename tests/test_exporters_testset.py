@@ -5,6 +5,8 @@ import hashlib
 import json
 import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -415,3 +417,58 @@ def test_a_grade_on_a_chunk_gone_from_the_chunking_is_left_out_and_counted(
     assert result.plan.missing_chunks == 1
     assert result.as_dict()["missing_chunks"] == 1
     assert result.plan.content.qrels["q1"] == {"pagination": 0, "rate-limits": 2}
+
+
+KILLED_EXPORT = """
+import os, sys, time, fcntl
+folder = sys.argv[1]
+os.makedirs(folder)
+handle = os.open(os.path.join(folder, ".export.lock"), os.O_CREAT | os.O_RDWR, 0o600)
+fcntl.flock(handle, fcntl.LOCK_EX)
+with open(os.path.join(folder, "qrels.tsv"), "w") as out:
+    out.write("q1\\t0\\tpart")
+print("ready", flush=True)
+time.sleep(60)
+"""
+
+
+def _holding_export(folder: Path) -> subprocess.Popen:
+    """A process that started writing a version into ``folder`` and holds its lock."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", KILLED_EXPORT, str(folder)], stdout=subprocess.PIPE, text=True
+    )
+    assert process.stdout.readline().strip() == "ready"
+    return process
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no flock: nothing can be proven abandoned")
+def test_a_killed_exports_temporary_folder_is_cleared_by_the_next(
+    graded: Store, tmp_path: Path
+) -> None:
+    """#8 item 9: a folder is removed only when it is provably ours (our name, our files, our
+    lock file) and abandoned (its lock can be taken: the process holding it is gone)."""
+    folder = tmp_path / "orders"
+    killed = folder / ".v1-abc123_x.tmp"
+    alive = folder / ".v1-alive_1.tmp"
+    foreign = folder / ".v1-notes.tmp"
+    dead = _holding_export(killed)
+    dead.kill()  # kill -9: no cleanup of its own
+    dead.wait()
+    running = _holding_export(alive)
+    foreign.mkdir()
+    (foreign / "my-notes.txt").write_text("not an export's", encoding="utf-8")
+    try:
+        result = export_testset(graded, "orders", out=tmp_path)
+        assert result.status == "created"
+        assert not killed.exists()
+        assert alive.exists()  # its export may still finish
+        assert foreign.exists()  # not ours: never touched
+        assert sorted(p.name for p in result.path.iterdir()) == [
+            "chunks.jsonl",
+            "manifest.json",
+            "qrels.tsv",
+            "questions.jsonl",
+        ]
+    finally:
+        running.kill()
+        running.wait()
