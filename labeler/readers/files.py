@@ -80,6 +80,7 @@ def lines(
             if number == 1:
                 raw = check_start(raw, path=path)
             text = decode(raw, path=path, line=number)
+            del raw  # a long line is not kept twice while its text is used
             if not keep_ending and text.endswith(("\n", "\r")):
                 text = text[:-2] if text.endswith("\r\n") else text[:-1]
             if keep_blank or (text and not text.isspace()):

@@ -105,6 +105,7 @@ def iter_jsonl(path: str | Path, progress: Progress | None = None) -> Iterator[t
     path = check_file(path)
     for number, text in lines(path, progress, keep_ending=True):
         record = loads(text, path=path, line=number)
+        del text  # the parsed record holds the line's content: not kept twice
         if type(record) is not dict:
             msg = f"expected a JSON object, got {_kind(record)}"
             raise LabelerError(msg, path=path, line=number)
