@@ -62,9 +62,9 @@ class BuildError(Exception):
 # Sources
 
 
-def load_module(name: str) -> ModuleType:
+def load_module(name: str, folder: Path = SOURCE) -> ModuleType:
     """Import a demo_source/*.py file by path (the folder is data, not a package)."""
-    path = SOURCE / f"{name}.py"
+    path = folder / f"{name}.py"
     spec = importlib.util.spec_from_file_location(f"demo_source_{name}", path)
     if spec is None or spec.loader is None:
         raise BuildError(f"cannot load {path}")
@@ -631,6 +631,24 @@ def build(out: Path) -> dict:
             lines.append(f"{qid} 0 {chunk_id} {truth[qid][chunk_id]}")
     write_text(out / "ground_truth.qrels", lines)
 
+    # The judge's decisions and people's verdicts on them (data/build_judge.py).
+    judge = load_module("build_judge", HERE).build_judge(
+        out,
+        source=load_module("judge"),
+        questions=questions,
+        truth=truth,
+        runs=runs,
+        chunks=chunks,
+        documents=docs_by_id,
+        chunks_by_doc=chunks_by_doc,
+        label_plan=label_source.LABEL_PLAN,
+        resolve_quote=resolve_quote,
+        chunk_sort_key=chunk_sort_key,
+        pool_depth=POOL_DEPTH,
+        write_text=write_text,
+        error=BuildError,
+    )
+
     return {
         "documents": documents,
         "chunks": chunks,
@@ -642,6 +660,7 @@ def build(out: Path) -> dict:
         "plan": label_source.LABEL_PLAN,
         "unanswerable": unanswerable,
         "applied": applied,
+        "judge": judge,
     }
 
 
@@ -690,6 +709,13 @@ def check_and_summarise(figures: dict) -> None:
     for qid, chunk_id, reviewer, before, after in figures["applied"]:
         other = "tom" if reviewer == "maria" else "maria"
         print(f"  disagreement {qid} {chunk_id}: {other} {before}, {reviewer} {after}")
+
+    judge = figures["judge"]
+    print(
+        f"judge: {judge['relevance_rows']} relevance grades on {judge['relevance_questions']}"
+        f" questions ({judge['relevance_mistakes']} differ from the ground truth);"
+        f" {judge['answers']} answers judged for faithfulness, {judge['reviews']} people's verdicts"
+    )
 
     # The promises of the brief, checked on every build.
     assert len(documents) >= 40, "at least 40 documents"

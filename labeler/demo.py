@@ -51,6 +51,56 @@ def load_demo(store: Store, folder: str | Path = DEMO_DIR) -> list[ImportReport]
                 report = _complete_pools(store, truth, reviewer, marked)
                 if report is not None:
                     reports.append(report)
+        reports += load_judge_demo(store, folder / "judge")
+    return reports
+
+
+# The spot-check plans the demo opens on: (metric, judge, per stratum, seed, disagreements, name).
+DEMO_PLANS = (
+    ("relevance", "gpt-4o-mini", 8, 11, True, "relevance spot-check"),
+    ("Faithfulness", "gpt-4o-mini", 3, 3, False, "faithfulness spot-check"),
+)
+
+
+def load_judge_demo(store: Store, folder: Path) -> list[ImportReport]:
+    """The judge's decisions, people's verdicts on some, and the two spot-check plans."""
+    from labeler.judge.importing import import_judgements
+    from labeler.judge.sampling import sample_plan
+
+    if not folder.is_dir():
+        return []
+    reports = []
+    for name in ("relevance.jsonl", "faithfulness_deepeval.json", "faithfulness_reviews.jsonl"):
+        result = import_judgements(store, folder / name)
+        reports.append(
+            ImportReport(
+                f"judge ({result.format})",
+                result.path,
+                added=result.added,
+                updated=result.updated,
+                unchanged=result.unchanged,
+            )
+        )
+    for metric, judge, per_stratum, seed, disagreements, name in DEMO_PLANS:
+        plan = sample_plan(
+            store,
+            metric,
+            judge=judge,
+            per_stratum=per_stratum,
+            seed=seed,
+            disagreements=disagreements,
+            name=name,
+            created_by="demo",
+        )
+        count = len(plan.items)
+        reports.append(
+            ImportReport(
+                "sample plan",
+                name,
+                added=count if plan.created else 0,
+                unchanged=0 if plan.created else count,
+            )
+        )
     return reports
 
 

@@ -8,11 +8,14 @@ from labeler.store.corpus import CorpusStore, fts_terms
 from labeler.store.labels import EVERYONE, LabelStore, check_reviewer
 from labeler.store.pool import PoolStore
 from labeler.store.questions import QuestionStore
+from labeler.store.ratings import RatingStore
 from labeler.store.runs import RunStore
 from labeler.store.versions import VersionStore
 
 
-class Store(CorpusStore, QuestionStore, RunStore, LabelStore, PoolStore, VersionStore):
+class Store(
+    CorpusStore, QuestionStore, RunStore, LabelStore, PoolStore, VersionStore, RatingStore
+):
     """The database of one labelling project."""
 
     def status(self) -> dict:

@@ -241,3 +241,108 @@ def fts_hashsize(db: sqlite_utils.Database) -> None:
     """FTS5 buffers 64 MB of new terms before writing a segment (its default is 1 MB), so a
     large import writes far fewer, larger segments."""
     db.execute("INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('hashsize', 67108864)")
+
+
+@migrations(name="0007_ratings")
+def ratings(db: sqlite_utils.Database) -> None:
+    """Ratings of judges and people in one model: metrics with their scales, raters, the items
+    they rated, every verdict with its history, and the spot-check sample plans."""
+    db.executescript(
+        """
+        -- scale: 'binary', 'ordinal:LO-HI' or 'score'; a score passes at threshold (pass_when
+        -- '>=' or, where lower is better, '<='). threshold_source: stated, file or default.
+        CREATE TABLE rating_metrics (
+            name TEXT PRIMARY KEY,
+            scale TEXT NOT NULL,
+            threshold REAL,
+            threshold_source TEXT,
+            pass_when TEXT NOT NULL DEFAULT '>=' CHECK (pass_when IN ('>=', '<=')),
+            definition TEXT,
+            updated_at TEXT NOT NULL
+        );
+
+        CREATE TABLE raters (
+            name TEXT PRIMARY KEY,
+            kind TEXT NOT NULL CHECK (kind IN ('model', 'human'))
+        );
+
+        -- What was rated: a (question, chunk) pair, or an answer with its contexts. key is the
+        -- file's item id, or derived from the content so the same answer is one item across
+        -- files. A chunk item is linked to its question and chunk, once.
+        CREATE TABLE rating_items (
+            pk INTEGER PRIMARY KEY,
+            key TEXT NOT NULL UNIQUE,
+            question_id TEXT,
+            question TEXT,
+            chunking TEXT,
+            chunk_id TEXT,
+            answer TEXT,
+            contexts TEXT,
+            context_ids TEXT,
+            source TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        CREATE UNIQUE INDEX rating_items_by_chunk
+            ON rating_items (chunking, question_id, chunk_id) WHERE chunk_id IS NOT NULL;
+
+        -- value: the verdict on the metric's scale; passed: a score rating's own pass/fail
+        -- where it says so (a person's verdict, a judge tool's decision); extra: what a source
+        -- file held that an export gives back (Ragas' prompts).
+        CREATE TABLE ratings (
+            metric TEXT NOT NULL REFERENCES rating_metrics(name),
+            item INTEGER NOT NULL REFERENCES rating_items(pk),
+            rater TEXT NOT NULL REFERENCES raters(name),
+            value REAL NOT NULL,
+            passed INTEGER,
+            rationale TEXT,
+            extra TEXT,
+            source TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            PRIMARY KEY (metric, item, rater)
+        ) WITHOUT ROWID;
+        CREATE INDEX ratings_by_rater ON ratings (rater, metric);
+
+        -- Append-only: every change to a rating, with who and when.
+        CREATE TABLE rating_events (
+            id INTEGER PRIMARY KEY,
+            metric TEXT NOT NULL,
+            item INTEGER NOT NULL,
+            rater TEXT NOT NULL,
+            action TEXT NOT NULL,
+            old_value REAL,
+            new_value REAL,
+            at TEXT NOT NULL
+        );
+        CREATE INDEX rating_events_by_item ON rating_events (item, metric);
+        CREATE TRIGGER rating_events_no_update BEFORE UPDATE ON rating_events BEGIN
+            SELECT RAISE(ABORT, 'rating_events is append-only');
+        END;
+        CREATE TRIGGER rating_events_no_delete BEFORE DELETE ON rating_events BEGIN
+            SELECT RAISE(ABORT, 'rating_events is append-only');
+        END;
+
+        -- A spot-check: a stratified sample of one judge's verdicts on one metric, reproducible
+        -- from its seed. item is the report's item key (see RatingStore.metric_ratings).
+        CREATE TABLE judge_plans (
+            name TEXT PRIMARY KEY,
+            metric TEXT NOT NULL,
+            judge TEXT NOT NULL,
+            seed INTEGER NOT NULL,
+            per_stratum INTEGER NOT NULL,
+            disagreements INTEGER NOT NULL,
+            created_by TEXT,
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE judge_plan_items (
+            plan TEXT NOT NULL REFERENCES judge_plans(name),
+            position INTEGER NOT NULL,
+            item TEXT NOT NULL,
+            stratum TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            PRIMARY KEY (plan, position),
+            UNIQUE (plan, item)
+        );
+        """
+    )

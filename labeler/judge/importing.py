@@ -1,0 +1,446 @@
+"""``labeler judge import``: judges' and people's verdicts from a file, in one transaction.
+
+A format reader (``labeler.judge.formats``) turns a file into ``Rating`` rows and says what the
+file tells about each metric (``MetricHint``: DeepEval's thresholds, for instance). This module
+does the rest, the same for every format:
+
+1. stage every row in temporary tables (an item's details once, the first time it appears;
+   later rows of the same item must not contradict them);
+2. settle each metric's scale, in this order: ``--metric-scale`` on the command line, the scale
+   already stored, what the file says, the built-in metrics (``labeler.judge.metrics``), and
+   last what the verdicts show (all 0 or 1: binary; all from 0 to 1: score; whole numbers
+   beyond 1 must be declared, since their range cannot be guessed). A score's threshold:
+   ``--threshold``, the file's, the stored one, else 0.5 (reported as a default);
+3. check every verdict against its scale, every item's question and chunk, one verdict per
+   (item, metric, rater), one kind per rater: the first problem raises with its file, line and
+   field, and nothing is written;
+4. people's relevance grades become labels (relevance grades live in ``labels``, with their
+   history), everything else is merged into the ratings; importing the same file again
+   changes nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from labeler.errors import LabelerError
+from labeler.judge.metrics import known_metric
+from labeler.judge.scales import (
+    DEFAULT_THRESHOLD,
+    RELEVANCE,
+    RELEVANCE_SCALE,
+    Scale,
+    parse_scale,
+)
+from labeler.readers import check_file
+from labeler.store import Store
+
+KINDS = ("model", "human")
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """What was rated. ``question`` is a question id or its text; ``contexts`` texts or chunk
+    ids; ``chunk_id`` names the chunk of a (question, chunk) item."""
+
+    key: str
+    question: str | None = None
+    answer: str | None = None
+    contexts: tuple[str, ...] | None = None
+    chunk_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Rating:
+    line: int
+    item: Item
+    metric: str
+    rater: str
+    kind: str
+    value: float
+    passed: bool | None = None
+    rationale: str | None = None
+    extra: dict | None = None
+
+
+@dataclass(slots=True)
+class MetricHint:
+    """What a file says about a metric: its scale, a score's threshold, which way passes."""
+
+    scale: str | None = None
+    threshold: float | None = None
+    pass_when: str | None = None
+
+
+@dataclass(slots=True)
+class JudgeFile:
+    """A reader's output: rows (read lazily), and what it learnt while reading them."""
+
+    rows: Iterator[Rating]
+    hints: dict[str, MetricHint] = field(default_factory=dict)
+    skipped: dict[str, int] = field(default_factory=dict)
+
+    def skip(self, reason: str) -> None:
+        self.skipped[reason] = self.skipped.get(reason, 0) + 1
+
+
+@dataclass(frozen=True, slots=True)
+class ReadOptions:
+    judge: str | None = None  # the model rater's name, over what the file says
+    reviewer: str | None = None  # the person's name where the file names nobody
+
+
+@dataclass(frozen=True, slots=True)
+class MetricSettled:
+    name: str
+    scale: Scale
+    threshold_source: str | None
+
+    def describe(self) -> str:
+        text = f"{self.name}: {self.scale.spec}"
+        if self.scale.kind == "score":
+            text += f", passes at {self.scale.pass_when} {self.scale.threshold:g}"
+            if self.threshold_source == "default":
+                text += f" (a default: state it with --threshold {self.name}=T)"
+        return text
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeImport:
+    """What an import did."""
+
+    path: str
+    format: str
+    metrics: tuple[MetricSettled, ...]
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    items_added: int = 0
+    items_updated: int = 0
+    labels: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    skipped: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def changed(self) -> bool:
+        return bool(
+            self.added
+            or self.updated
+            or self.items_added
+            or self.items_updated
+            or any(a or u for a, u, _ in self.labels.values())
+        )
+
+    def summary(self) -> str:
+        lines = [
+            f"{self.format}: {self.added} ratings added, {self.updated} updated,"
+            f" {self.unchanged} unchanged; {self.items_added} new items"
+            + (f", {self.items_updated} items updated" if self.items_updated else "")
+        ]
+        for reviewer, (added, updated, unchanged) in sorted(self.labels.items()):
+            lines.append(
+                f"  relevance grades of {reviewer} (labels): {added} added, {updated} updated,"
+                f" {unchanged} unchanged"
+            )
+        lines += ["  " + m.describe() for m in self.metrics]
+        for reason, count in sorted(self.skipped.items()):
+            lines.append(f"  skipped {count}: {reason}")
+        return "\n".join(lines)
+
+    def as_dict(self) -> dict:
+        return {
+            "path": self.path,
+            "format": self.format,
+            "added": self.added,
+            "updated": self.updated,
+            "unchanged": self.unchanged,
+            "items_added": self.items_added,
+            "items_updated": self.items_updated,
+            "labels": {r: dict(zip(("added", "updated", "unchanged"), v, strict=True))
+                       for r, v in self.labels.items()},
+            "metrics": {
+                m.name: {
+                    "scale": m.scale.spec,
+                    "threshold": m.scale.threshold if m.scale.kind == "score" else None,
+                    "threshold_source": m.threshold_source,
+                    "pass_when": m.scale.pass_when if m.scale.kind == "score" else None,
+                }
+                for m in self.metrics
+            },
+            "skipped": self.skipped,
+        }
+
+
+def answer_key(question: str | None, answer: str | None, contexts: Iterable[str] | None) -> str:
+    """An item id derived from what was rated, so the same answer to the same question with
+    the same contexts is one item, whichever tool judged it and however often it is imported."""
+    payload = json.dumps(
+        [question or "", answer or "", list(contexts or ())], ensure_ascii=False
+    ).encode("utf-8")
+    return "answer-" + hashlib.sha1(payload).hexdigest()[:16]
+
+
+def chunk_key(question: str, chunk_id: str) -> str:
+    """An item id for a (question, chunk) pair named by its content."""
+    payload = json.dumps([question, chunk_id], ensure_ascii=False).encode("utf-8")
+    return "chunk-" + hashlib.sha1(payload).hexdigest()[:16]
+
+
+def check_kind(value: object, *, path: Path, line: int, field: str = "rater_kind") -> str:
+    kind = str(value or "").strip().lower()
+    if kind not in KINDS:
+        msg = f"expected model or human, got {value!r}"
+        raise LabelerError(msg, path=path, line=line, field=field)
+    return kind
+
+
+# scales -------------------------------------------------------------------------------------
+
+
+def _sql_condition(scale: Scale) -> str:
+    """The SQL test that a staged value fits ``scale`` (built from numbers, never user text)."""
+    if scale.kind == "binary":
+        return "value IN (0, 1)"
+    if scale.kind == "ordinal":
+        return f"value = CAST(value AS INTEGER) AND value BETWEEN {scale.low} AND {scale.high}"
+    return "value BETWEEN 0 AND 1"
+
+
+def _inferred(name: str, values: dict, path: Path) -> str:
+    low, high, fractional = values["low"], values["high"], values["fractional"] or 0
+    if low >= 0 and high <= 1:
+        return "score" if fractional else "binary"
+    msg = (
+        f"metric {name!r} has no declared scale and its verdicts run from {low:g} to {high:g}:"
+        f" declare it, e.g. --metric-scale {name}=ordinal:{math.floor(low)}-{math.ceil(high)}"
+    )
+    raise LabelerError(msg, path=path, line=values["line"], field="metric")
+
+
+def settle_scale(
+    name: str,
+    *,
+    declared: str | None,
+    threshold: float | None,
+    stored: dict | None,
+    hint: MetricHint | None,
+    values: dict,
+    path: Path,
+) -> MetricSettled:
+    """The scale of one metric of the file (see the module docstring for the order)."""
+    known = known_metric(name)
+    if declared is not None:
+        scale = parse_scale(declared)
+    elif stored is not None:
+        scale = parse_scale(stored["scale"])
+    elif hint is not None and hint.scale is not None:
+        scale = parse_scale(hint.scale)
+    elif known is not None:
+        scale = parse_scale(known.scale)
+    else:
+        scale = parse_scale(_inferred(name, values, path))
+    if name == RELEVANCE and scale.spec != RELEVANCE_SCALE.spec:
+        msg = f"relevance is graded on {RELEVANCE_SCALE.spec} (the labels' scale), not {scale.spec}"
+        raise LabelerError(msg, field="metric-scale")
+    if scale.kind != "score":
+        if threshold is not None:
+            msg = f"{name} is {scale.spec}: a threshold applies only to a score metric"
+            raise LabelerError(msg, field="threshold")
+        return MetricSettled(name, scale, None)
+    if threshold is not None:
+        value, source = threshold, "stated"
+    elif hint is not None and hint.threshold is not None:
+        value, source = hint.threshold, "file"
+    elif stored is not None and stored["threshold"] is not None:
+        value, source = stored["threshold"], stored["threshold_source"]
+    else:
+        value, source = DEFAULT_THRESHOLD, "default"
+    pass_when = (
+        (hint.pass_when if hint is not None else None)
+        or (stored["pass_when"] if stored is not None else None)
+        or (known.pass_when if known is not None else None)
+        or ">="
+    )
+    return MetricSettled(
+        name, Scale("score", threshold=value, pass_when=pass_when), source
+    )
+
+
+def check_stored_fit(store: Store, settled: MetricSettled, stored: dict | None) -> None:
+    """A metric whose scale changes must still hold every verdict stored for it."""
+    if stored is None or stored["scale"] == settled.scale.spec:
+        return
+    found = store.metric_value_range(settled.name)
+    if not found["n"]:
+        return
+    probe = {"low": found["low"], "high": found["high"]}
+    scale = settled.scale
+    fits = scale.check(probe["low"]) is None and scale.check(probe["high"]) is None
+    if scale.kind in ("binary", "ordinal") and found["fractional"]:
+        fits = False
+    if scale.kind == "binary":
+        fits = fits and probe["low"] in (0, 1) and probe["high"] in (0, 1)
+    if not fits:
+        msg = (
+            f"{settled.name} holds {found['n']} ratings from {found['low']:g} to"
+            f" {found['high']:g}, which do not fit {scale.spec} (it was {stored['scale']})"
+        )
+        raise LabelerError(msg, field="metric-scale")
+
+
+# the import ---------------------------------------------------------------------------------
+
+
+def _staged_rows(
+    rows: Iterable[Rating], path: Path, items: list, seen: dict[str, Item]
+) -> Iterator[tuple]:
+    """Rating rows for the staging table; each item's details collected once in ``items``."""
+    for row in rows:
+        item = row.item
+        first = seen.get(item.key)
+        if first is None:
+            seen[item.key] = item
+            contexts = None if item.contexts is None else json.dumps(list(item.contexts))
+            items.append((item.key, row.line, item.question, item.answer, contexts, item.chunk_id))
+        elif first != item:
+            for name in ("question", "answer", "contexts", "chunk_id"):
+                a, b = getattr(first, name), getattr(item, name)
+                if a is not None and b is not None and a != b:
+                    msg = f"item {item.key!r} was given another {name} on an earlier line"
+                    raise LabelerError(msg, path=path, line=row.line, field=name)
+        if not math.isfinite(row.value):
+            msg = f"expected a number, got {row.value!r}"
+            raise LabelerError(msg, path=path, line=row.line, field="verdict")
+        yield (
+            row.line,
+            item.key,
+            row.metric,
+            row.rater,
+            row.kind,
+            float(row.value),
+            None if row.passed is None else int(row.passed),
+            row.rationale,
+            None if row.extra is None else json.dumps(row.extra, ensure_ascii=False,
+                                                      sort_keys=True),
+        )
+
+
+def import_judgements(
+    store: Store,
+    path: str | Path,
+    *,
+    fmt: str | None = None,
+    scales: dict[str, str] | None = None,
+    thresholds: dict[str, float] | None = None,
+    judge: str | None = None,
+    reviewer: str | None = None,
+    chunking: str | None = None,
+) -> JudgeImport:
+    """Import a judge file (see the module docstring); returns what changed."""
+    from labeler.importers.qrels import write_labels
+    from labeler.judge.formats import detect_format, get_format
+
+    path = check_file(path)
+    scales, thresholds = dict(scales or {}), dict(thresholds or {})
+    chunking = chunking or store.current_chunking()
+    kind = get_format(fmt) if fmt else detect_format(path)
+    source = kind.read(path, ReadOptions(judge=judge, reviewer=reviewer))
+    stored_metrics = store.rating_metrics()
+    items: list[tuple] = []
+    seen: dict[str, Item] = {}
+    with store.write():
+        store.begin_rating_stage()
+
+        def flush_items() -> None:
+            store.stage_items(items)
+            items.clear()
+
+        batch: list[tuple] = []
+        for staged in _staged_rows(source.rows, path, items, seen):
+            batch.append(staged)
+            if len(batch) >= 50_000:
+                store.stage_ratings(batch)
+                batch.clear()
+                flush_items()
+        store.stage_ratings(batch)
+        flush_items()
+
+        values = store.staged_metric_values()
+        for name in (*scales, *thresholds):
+            if name not in values:
+                msg = f"the file has no rating of the metric {name!r} (it has: {', '.join(values)})"
+                raise LabelerError(msg, path=path, field="metric")
+        settled = []
+        for name, found in values.items():
+            metric = settle_scale(
+                name,
+                declared=scales.get(name),
+                threshold=thresholds.get(name),
+                stored=stored_metrics.get(name),
+                hint=source.hints.get(name),
+                values=found,
+                path=path,
+            )
+            check_stored_fit(store, metric, stored_metrics.get(name))
+            scale = metric.scale
+            store.check_staged_verdicts(
+                str(path),
+                name,
+                _sql_condition(scale),
+                f"{{!r}} is not a verdict on {name}'s scale: {scale.describe()}",
+            )
+            settled.append(metric)
+        store.resolve_staged_items(chunking, str(path))
+        store.check_staged_ratings(str(path))
+        for metric in settled:
+            store.save_metric(
+                metric.name,
+                scale=metric.scale.spec,
+                threshold=metric.scale.threshold if metric.scale.kind == "score" else None,
+                threshold_source=metric.threshold_source,
+                pass_when=metric.scale.pass_when,
+            )
+            if metric.scale.kind == "score":
+                store.settle_staged_passes(metric.name, stated=metric.name in thresholds)
+                if metric.name in thresholds:
+                    store.rescore_metric(metric.name)
+        labels: dict[str, tuple[int, int, int]] = {}
+        for name, lines in store.staged_human_relevance().items():
+            report = write_labels(store, path, lines, reviewer=name, chunking=chunking,
+                                  skipped=[0])
+            labels[name] = (report.added, report.updated, report.unchanged)
+        store.drop_staged_human_relevance()
+        counts = store.merge_staged_ratings(chunking, str(path))
+    return JudgeImport(
+        path=str(path),
+        format=kind.name,
+        metrics=tuple(settled),
+        labels=labels,
+        skipped=dict(source.skipped),
+        **counts,
+    )
+
+
+ReaderFn = Callable[[Path, ReadOptions], JudgeFile]
+
+__all__ = [
+    "KINDS",
+    "Item",
+    "JudgeFile",
+    "JudgeImport",
+    "MetricHint",
+    "MetricSettled",
+    "Rating",
+    "ReadOptions",
+    "ReaderFn",
+    "answer_key",
+    "check_kind",
+    "check_stored_fit",
+    "chunk_key",
+    "import_judgements",
+    "settle_scale",
+]

@@ -1,0 +1,266 @@
+"""The blind spot-check: a reviewer works through a sample plan, giving a verdict on each item
+before the judge's verdict and rationale are shown.
+
+Everything the review page does goes through here, so a test can drive it without a browser.
+A verdict on ``relevance`` is a grade (a label, with its history, through the labelling core);
+on any other metric it is the reviewer's rating (with its history). On a score metric people
+give pass or fail, kept as 1 or 0 with its pass/fail.
+
+Blindness is kept by the caller showing ``judge`` and ``others`` only once ``mine`` is set; the
+item itself never says which stratum it was drawn from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from labeler import labeling
+from labeler.errors import LabelerError, NotFoundError
+from labeler.judge.metrics import definition_of
+from labeler.judge.report import metric_scale
+from labeler.judge.scales import RELEVANCE, Scale
+from labeler.store import Store, check_reviewer
+from labeler.store.ratings import parse_relevance_key
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    rater: str
+    kind: str
+    code: int
+    label: str
+    value: float
+    rationale: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewItem:
+    plan: str
+    position: int
+    total: int
+    key: str
+    metric: str
+    scale: Scale
+    definition: str | None
+    question: str | None
+    question_id: str | None
+    chunk_id: str | None
+    chunk_title: str | None
+    chunk_text: str | None
+    answer: str | None
+    contexts: tuple[str, ...]
+    mine: Verdict | None
+    judge: Verdict | None
+    others: tuple[Verdict, ...]
+
+    @property
+    def revealed(self) -> bool:
+        """The judge's verdict may be shown: this reviewer has given theirs."""
+        return self.mine is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    done: int
+    total: int
+
+
+def _plan(store: Store, name: str) -> dict:
+    plan = store.plan(name)
+    if plan is None:
+        msg = f"no sample plan named {name!r} (make one with labeler judge sample)"
+        raise NotFoundError(msg, field="plan")
+    return plan
+
+
+def plan_keys(store: Store, name: str) -> list[str]:
+    return [row["item"] for row in store.plan_items(name)]
+
+
+def _verdicts(store: Store, metric: str, scale: Scale, key: str, chunking: str) -> list[Verdict]:
+    found = []
+    for row in store.item_ratings(metric, key, chunking):
+        passed = None if row["passed"] is None else bool(row["passed"])
+        code = scale.code(row["value"], passed)
+        found.append(
+            Verdict(
+                row["rater"], row["kind"], code, scale.labels[code], row["value"],
+                row["rationale"],
+            )
+        )
+    return found
+
+
+def open_item(
+    store: Store, plan_name: str, key: str, reviewer: str, *, chunking: str | None = None
+) -> ReviewItem:
+    """One item of a plan as ``reviewer`` sees it."""
+    reviewer = check_reviewer(reviewer)
+    chunking = chunking or store.current_chunking()
+    plan = _plan(store, plan_name)
+    keys = plan_keys(store, plan_name)
+    if key not in keys:
+        msg = f"item {key!r} is not in the plan {plan_name!r}"
+        raise NotFoundError(msg, field="item")
+    metric = plan["metric"]
+    scale = metric_scale(store, metric)
+    verdicts = _verdicts(store, metric, scale, key, chunking)
+    mine = next((v for v in verdicts if v.rater == reviewer and v.kind == "human"), None)
+    judge = next((v for v in verdicts if v.rater == plan["judge"] and v.kind == "model"), None)
+    others = tuple(v for v in verdicts if v is not mine and v is not judge)
+    stored = store.rating_metrics().get(metric)
+    details: dict = {}
+    pair = parse_relevance_key(key) if metric == RELEVANCE else None
+    if pair is not None:
+        question = store.get_question(pair[0])
+        chunk = store.get_chunk(chunking, pair[1])
+        details = {
+            "question": question.text if question else None,
+            "question_id": pair[0],
+            "chunk_id": pair[1],
+            "chunk_title": chunk.title if chunk else None,
+            "chunk_text": chunk.text if chunk else None,
+        }
+    else:
+        row = store.rating_items_by_key([key]).get(key, {})
+        details = {
+            "question": row.get("question"),
+            "question_id": row.get("question_id"),
+            "chunk_id": row.get("chunk_id"),
+            "chunk_title": row.get("chunk_title"),
+            "chunk_text": row.get("chunk_text"),
+            "answer": row.get("answer"),
+            "contexts": tuple(row.get("contexts") or ()),
+        }
+    return ReviewItem(
+        plan=plan_name,
+        position=keys.index(key) + 1,
+        total=len(keys),
+        key=key,
+        metric=metric,
+        scale=scale,
+        definition=definition_of(metric, stored["definition"] if stored else None),
+        question=details.get("question"),
+        question_id=details.get("question_id"),
+        chunk_id=details.get("chunk_id"),
+        chunk_title=details.get("chunk_title"),
+        chunk_text=details.get("chunk_text"),
+        answer=details.get("answer"),
+        contexts=details.get("contexts", ()),
+        mine=mine,
+        judge=judge,
+        others=others,
+    )
+
+
+def progress(
+    store: Store, plan_name: str, reviewer: str, *, chunking: str | None = None
+) -> Progress:
+    """How far ``reviewer`` is through the plan."""
+    chunking = chunking or store.current_chunking()
+    plan = _plan(store, plan_name)
+    keys = plan_keys(store, plan_name)
+    done = store.rated_plan_items(plan_name, plan["metric"], reviewer, chunking)
+    return Progress(done=len(done & set(keys)), total=len(keys))
+
+
+def next_item(
+    store: Store,
+    plan_name: str,
+    reviewer: str,
+    *,
+    after: str | None = None,
+    chunking: str | None = None,
+) -> str | None:
+    """The first item after ``after`` (in plan order, wrapping) that ``reviewer`` has not yet
+    rated; None when every item is done."""
+    chunking = chunking or store.current_chunking()
+    plan = _plan(store, plan_name)
+    keys = plan_keys(store, plan_name)
+    done = store.rated_plan_items(plan_name, plan["metric"], reviewer, chunking)
+    start = keys.index(after) + 1 if after in keys else 0
+    for key in keys[start:] + keys[:start]:
+        if key not in done:
+            return key
+    return None
+
+
+def give_verdict(
+    store: Store,
+    plan_name: str,
+    key: str,
+    reviewer: str,
+    code: int,
+    *,
+    chunking: str | None = None,
+) -> None:
+    """Record ``reviewer``'s verdict (a category code of the metric's scale) on a plan item."""
+    reviewer = check_reviewer(reviewer)
+    chunking = chunking or store.current_chunking()
+    plan = _plan(store, plan_name)
+    if reviewer == plan["judge"]:
+        msg = f"{reviewer!r} is the judge under review; review under your own name"
+        raise LabelerError(msg, field="reviewer")
+    metric = plan["metric"]
+    scale = metric_scale(store, metric)
+    if not 0 <= code < scale.categories:
+        msg = f"expected one of {', '.join(scale.labels)}"
+        raise LabelerError(msg, field="verdict")
+    if metric == RELEVANCE:
+        pair = parse_relevance_key(key)
+        if pair is None:
+            msg = f"item {key!r} is not a (question, chunk) pair"
+            raise NotFoundError(msg, field="item")
+        labeling.grade(store, pair[0], pair[1], reviewer, code, chunking=chunking)
+        return
+    if scale.kind == "ordinal":
+        store.set_rating(key, metric, reviewer, float(scale.low + code))
+    else:
+        store.set_rating(key, metric, reviewer, float(code), passed=bool(code))
+
+
+def save_note(
+    store: Store,
+    plan_name: str,
+    key: str,
+    reviewer: str,
+    note: str,
+    *,
+    chunking: str | None = None,
+) -> None:
+    """Why the reviewer decided as they did (after their verdict)."""
+    reviewer = check_reviewer(reviewer)
+    chunking = chunking or store.current_chunking()
+    plan = _plan(store, plan_name)
+    metric = plan["metric"]
+    if metric == RELEVANCE:
+        pair = parse_relevance_key(key)
+        if pair is None:
+            msg = f"item {key!r} is not a (question, chunk) pair"
+            raise NotFoundError(msg, field="item")
+        labeling.set_note(store, pair[0], pair[1], reviewer, note, chunking=chunking)
+        return
+    scale = metric_scale(store, metric)
+    mine = next(
+        (v for v in _verdicts(store, metric, scale, key, chunking)
+         if v.rater == reviewer and v.kind == "human"),
+        None,
+    )
+    if mine is None:
+        msg = "give your verdict before adding a note"
+        raise LabelerError(msg, field="note")
+    passed = None if scale.kind == "ordinal" else bool(mine.code)
+    store.set_rating(key, metric, reviewer, mine.value, passed=passed, rationale=note)
+
+
+__all__ = [
+    "Progress",
+    "ReviewItem",
+    "Verdict",
+    "give_verdict",
+    "next_item",
+    "open_item",
+    "plan_keys",
+    "progress",
+    "save_note",
+]
