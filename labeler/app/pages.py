@@ -7,6 +7,9 @@ PAGES_DIR = Path(__file__).resolve().parent / "app_pages"
 # The one list of pages: (file, title, icon, section). A page joins the app by a line here.
 PAGES = [
     ("label.py", "Grade chunks", ":material/checklist:", "Label"),
+    ("judge_review.py", "Spot-check the judge", ":material/fact_check:", "Label"),
+    ("adjudicate.py", "Adjudicate", ":material/gavel:", "Label"),
+    ("judge_report.py", "Judge report", ":material/balance:", "Evaluate"),
     ("export.py", "Export test sets", ":material/inventory_2:", "Test sets"),
     ("data.py", "Data", ":material/database:", "Project"),
 ]

@@ -113,7 +113,10 @@ def metric_lines(m: MetricReport, *, markdown: bool) -> list[str]:
             for d in j.disagreements[:DISAGREEMENTS_SHOWN]:
                 bullet = "- " if markdown else "  "
                 lines.append(
-                    f"{bullet}{item_label(d.item)}: people {d.human}, judge {d.judge}"
+                    f"{bullet}{item_label(d.item)}"
+                    + (f" ({_short(d.question, 60)})" if d.question and not
+                       parse_relevance_key(d.item) else "")
+                    + f": people {d.human}, judge {d.judge}"
                     + (f" ({d.judge_value:g})" if m.scale.kind == "score" else "")
                     + (f": {_short(d.rationale)}" if d.rationale else "")
                 )

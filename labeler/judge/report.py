@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 
 import numpy as np
@@ -59,6 +59,7 @@ class Disagreement:
     judge_value: float
     rationale: str | None
     distance: int
+    question: str | None = None  # the question's text, so a reader knows the item
 
     def as_dict(self) -> dict:
         found = parse_relevance_key(self.item)
@@ -66,6 +67,7 @@ class Disagreement:
             "item": self.item,
             "question_id": found[0] if found else None,
             "chunk_id": found[1] if found else None,
+            "question": self.question,
             "human": self.human,
             "judge": self.judge,
             "judge_value": self.judge_value,
@@ -443,6 +445,28 @@ def human_sentence(
 # the report ---------------------------------------------------------------------------------
 
 
+def _with_questions(
+    store: Store, metric: str, stats: dict[str, JudgeStats]
+) -> dict[str, JudgeStats]:
+    """The disagreements with their question's text, fetched once for all judges."""
+    keys = sorted({d.item for j in stats.values() for d in j.disagreements})
+    if not keys:
+        return stats
+    if metric == RELEVANCE:
+        pairs = {key: parse_relevance_key(key) for key in keys}
+        texts = store.question_texts(sorted({p[0] for p in pairs.values() if p}))
+        found = {key: texts.get(p[0]) if p else None for key, p in pairs.items()}
+    else:
+        found = {key: row["question"] for key, row in store.rating_items_by_key(keys).items()}
+    return {
+        name: replace(
+            j,
+            disagreements=tuple(replace(d, question=found.get(d.item)) for d in j.disagreements),
+        )
+        for name, j in stats.items()
+    }
+
+
 def metric_scale(store: Store, metric: str) -> Scale:
     if metric == RELEVANCE:
         return RELEVANCE_SCALE
@@ -495,6 +519,7 @@ def metric_report(
         for rater, given in sorted(models.items())
         if judges is None or rater in judges
     }
+    stats = _with_questions(store, metric, stats)
     return MetricReport(
         name=metric,
         scale=scale,

@@ -1,0 +1,301 @@
+"""Spot-check the judge, blind: one item of a sample plan at a time; the reviewer's verdict by
+key first, then the judge's verdict and rationale, then the next item.
+
+Keys (native button shortcuts): the scale's digits give a verdict (2/1/0 for relevance, 1 pass
+and 0 fail for a pass/fail metric), N the next item to review, P the one before. Judge
+rationales are untrusted text (DeepEval's hold markdown): shown as text, never rendered.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from labeler.app.state import flash, get_store, reviewer, safely, user_errors
+from labeler.app.widgets import safe_text_html, show_text
+from labeler.judge import review
+from labeler.judge.scales import RELEVANCE, Scale
+from labeler.models import GRADE_LABELS, Grade
+
+store = get_store()
+me = reviewer()
+chunking = store.current_chunking()
+
+STYLE = """<style>
+.lbl-agree { background: #e6f4ea; color: #14532d; padding: 6px 10px; border-radius: 6px; }
+.lbl-disagree { background: #fdecea; color: #7f1d1d; padding: 6px 10px; border-radius: 6px; }
+div[data-testid="stColumn"]:has(.st-key-judge_panel) {
+    position: sticky; top: 4rem; align-self: flex-start; }
+</style>"""
+
+
+def verdict_name(scale: Scale, code: int, metric: str) -> str:
+    if metric == RELEVANCE:
+        return GRADE_LABELS[Grade(code)]
+    if scale.kind == "ordinal":
+        return str(scale.low + code)
+    return "pass" if code else "fail"
+
+
+def choices(scale: Scale, metric: str) -> list[tuple[int, str, str | None]]:
+    """(code, button label, shortcut) for each verdict, best first."""
+    found = []
+    for code in reversed(range(scale.categories)):
+        if scale.kind == "ordinal":
+            value = scale.low + code
+            key = str(value) if 0 <= value <= 9 else None
+            label = verdict_name(scale, code, metric) if metric == RELEVANCE else str(value)
+        else:
+            key, label = str(code), ("1 · pass" if code else "0 · fail")
+        found.append((code, label, key))
+    return found
+
+
+# state and callbacks --------------------------------------------------------------------------
+
+
+def current_plan() -> str | None:
+    plans = [p["name"] for p in store.plans()]
+    wanted = st.query_params.get("plan")
+    if wanted in plans:
+        st.session_state["judge_plan"] = wanted
+    if st.session_state.get("judge_plan") not in plans:
+        st.session_state["judge_plan"] = plans[0] if plans else None
+    return st.session_state["judge_plan"]
+
+
+def on_plan_change() -> None:
+    st.query_params["plan"] = st.session_state["judge_plan"]
+    st.query_params.pop("item", None)
+    st.session_state["judge_unlocked"] = None
+
+
+def go(key: str | None, *, remember: bool = True) -> None:
+    current = st.query_params.get("item")
+    if key is None or key == current:
+        return
+    if remember and current:
+        st.session_state.setdefault("judge_history", []).append(current)
+    st.query_params["item"] = key
+    st.session_state["judge_unlocked"] = None
+
+
+@safely
+def give(plan: str, key: str, code: int) -> None:
+    review.give_verdict(store, plan, key, me, code, chunking=chunking)
+    st.session_state["judge_unlocked"] = None
+
+
+@safely
+def save_note(plan: str, key: str) -> None:
+    review.save_note(store, plan, key, me, st.session_state.get("judge_note", ""),
+                     chunking=chunking)
+    flash("Note saved.")
+
+
+def go_next(plan: str) -> None:
+    current = st.query_params.get("item")
+    go(review.next_item(store, plan, me, after=current, chunking=chunking))
+
+
+def go_previous(plan: str) -> None:
+    history = st.session_state.get("judge_history", [])
+    if history:
+        go(history.pop(), remember=False)
+        return
+    keys = review.plan_keys(store, plan)
+    current = st.query_params.get("item")
+    if current in keys:
+        go(keys[keys.index(current) - 1], remember=False)
+
+
+def unlock(key: str) -> None:
+    st.session_state["judge_unlocked"] = key
+
+
+# page -----------------------------------------------------------------------------------------
+
+
+def legend(scale: Scale | None, metric: str | None) -> str:
+    if scale is None:
+        return ""
+    keys = " ".join(f"<kbd>{k}</kbd>" for _, _, k in choices(scale, metric or "") if k)
+    meaning = "your grade" if metric == RELEVANCE else (
+        "pass / fail" if scale.kind != "ordinal" else "your verdict"
+    )
+    return f"{keys} {meaning}<br>"
+
+
+def sidebar(
+    progress: review.Progress | None, scale: Scale | None = None, metric: str | None = None
+) -> None:
+    with st.sidebar:
+        plans = [p["name"] for p in store.plans()]
+        if plans:
+            st.selectbox("Sample plan", plans, key="judge_plan", on_change=on_plan_change)
+        if progress is not None:
+            st.progress(
+                progress.done / max(progress.total, 1),
+                text=f"You: {progress.done} of {progress.total} reviewed",
+            )
+        st.html(
+            '<div class="lbl-keys"><b>Keys</b><br>'
+            + legend(scale, metric)
+            + "<kbd>N</kbd> next item to review · <kbd>P</kbd> previous<br>"
+            "The judge's verdict shows once you have given yours.</div>"
+        )
+
+
+def metric_box(item: review.ReviewItem) -> None:
+    with st.container(border=True):
+        st.html(
+            safe_text_html(
+                f"{item.metric} · {item.scale.describe()}", css_class="lbl-card-head"
+            )
+        )
+        if item.definition:
+            show_text(item.definition)
+        else:
+            st.caption(
+                "No definition written for this metric yet (labeler judge define NAME"
+                " --definition ...)."
+            )
+
+
+def show_item(item: review.ReviewItem) -> None:
+    st.caption(f"Item {item.position} of {item.total} · {item.plan}")
+    if item.question:
+        st.html(safe_text_html(item.question, css_class="lbl-question"))
+    if item.chunk_text is not None:
+        with st.container(border=True, key="judge_chunk"):
+            head = f"{item.chunk_title or ''}  ·  {item.chunk_id}".strip(" ·")
+            st.html(safe_text_html(head, css_class="lbl-card-head"))
+            show_text(item.chunk_text)
+    if item.answer is not None:
+        st.markdown("**Answer**")
+        with st.container(border=True, key="judge_answer"):
+            show_text(item.answer)
+    if item.contexts:
+        st.markdown(f"**Contexts the answer was given** ({len(item.contexts)})")
+        for number, context in enumerate(item.contexts, start=1):
+            with st.container(border=True):
+                st.html(safe_text_html(f"{number}.", css_class="lbl-card-head"))
+                show_text(context, css_class="lbl-context")
+
+
+def verdict_buttons(item: review.ReviewItem) -> None:
+    locked = item.revealed and st.session_state.get("judge_unlocked") != item.key
+    with st.container(horizontal=True, vertical_alignment="center", key="judge_toolbar"):
+        for code, label, key in choices(item.scale, item.metric):
+            st.button(
+                label,
+                key=f"judge_key_{code}",
+                shortcut=key,
+                on_click=give,
+                args=(item.plan, item.key, code),
+                disabled=locked,
+                type="primary" if item.mine is not None and item.mine.code == code
+                else "secondary",
+            )
+        st.button(
+            "Previous",
+            icon=":material/chevron_left:",
+            key="judge_key_p",
+            shortcut="p",
+            on_click=go_previous,
+            args=(item.plan,),
+        )
+        st.button(
+            "Next",
+            icon=":material/chevron_right:",
+            icon_position="right",
+            key="judge_key_n",
+            shortcut="n",
+            on_click=go_next,
+            args=(item.plan,),
+            type="primary" if item.revealed else "secondary",
+            help="The next item you have not reviewed",
+        )
+        if locked:
+            st.button(
+                "Change my verdict",
+                key="judge_unlock",
+                type="tertiary",
+                on_click=unlock,
+                args=(item.key,),
+                help="You have seen the judge's verdict; a change is kept in the history",
+            )
+
+
+def reveal(item: review.ReviewItem) -> None:
+    if not item.revealed:
+        st.caption("The judge's verdict and reasoning appear once you have given yours.")
+        return
+    mine = verdict_name(item.scale, item.mine.code, item.metric)
+    with st.container(border=True, key="judge_reveal"):
+        if item.judge is None:
+            st.info(f"You: {mine}. The plan's judge has no verdict on this item.")
+        else:
+            theirs = verdict_name(item.scale, item.judge.code, item.metric)
+            score = f" (score {item.judge.value:g})" if item.scale.kind == "score" else ""
+            line = f"You: {mine} · judge {item.judge.rater}: {theirs}{score}"
+            if item.judge.code == item.mine.code:
+                st.html(safe_text_html("✓ Same verdict. " + line, css_class="lbl-agree"))
+            else:
+                st.html(safe_text_html("✗ Different verdict. " + line,
+                                       css_class="lbl-disagree"))
+            st.caption("The judge's reasoning (shown as plain text):")
+            st.text(item.judge.rationale or "(no rationale given)")
+        people = [o for o in item.others if o.kind == "human"]
+        if people:
+            st.caption(
+                "Other reviewers: "
+                + ", ".join(f"{o.rater} {verdict_name(item.scale, o.code, item.metric)}"
+                            for o in people)
+            )
+        st.session_state.setdefault("judge_note", item.mine.rationale or "")
+        st.text_area("Why your verdict? (optional)", key="judge_note", height=70)
+        st.button("Save note", key="judge_note_save", on_click=save_note,
+                  args=(item.plan, item.key))
+
+
+def render() -> None:
+    st.html(STYLE)
+    plan = current_plan()
+    if plan is None:
+        sidebar(None)
+        st.title("Spot-check the judge")
+        st.write(
+            "No sample plan yet. Import a judge's verdicts (`labeler judge import FILE`), then"
+            " draw a sample to review: `labeler judge sample --metric NAME --per-stratum 30`."
+        )
+        return
+    progress = review.progress(store, plan, me, chunking=chunking)
+    keys = review.plan_keys(store, plan)
+    key = st.query_params.get("item")
+    if key not in keys:
+        key = review.next_item(store, plan, me, chunking=chunking) or (keys[0] if keys else None)
+        if key is None:
+            st.info("This plan has no items.")
+            return
+        st.query_params["item"] = key
+    if st.session_state.get("judge_item") != key:
+        st.session_state.pop("judge_note", None)
+    st.session_state["judge_item"] = key
+    if progress.done == progress.total:
+        st.success(
+            f"You have reviewed all {progress.total} items of this plan. The judge report"
+            " (Evaluate section) now counts your verdicts."
+        )
+    with user_errors():
+        item = review.open_item(store, plan, key, me, chunking=chunking)
+        left, right = st.columns([3, 2], gap="large")
+        with left:
+            show_item(item)
+        with right, st.container(key="judge_panel"):
+            metric_box(item)
+            verdict_buttons(item)
+            reveal(item)
+        sidebar(progress, item.scale, item.metric)
+
+
+render()
