@@ -8,7 +8,8 @@ Writes:
   chunk of the pools it rated), each with a rationale;
 - faithfulness_deepeval.json: a DeepEval test run of 24 answers judged for Faithfulness;
 - faithfulness_reviews.jsonl: maria's and tom's pass/fail verdicts on those answers, in the
-  long format (no item id: the answer itself names the item, as in the DeepEval file).
+  long format (no item id: the answer itself names the item, as in the DeepEval file);
+- notes.jsonl: maria's and tom's notes on the chunks they graded differently.
 """
 
 from __future__ import annotations
@@ -186,6 +187,15 @@ def build_judge(
                json.dumps(run, ensure_ascii=False, indent=2).splitlines())
     write_text(out / "judge" / "faithfulness_reviews.jsonl",
                [json.dumps(r, ensure_ascii=False) for r in reviews])
+    notes = []
+    for qid, doc, quote, reviewer, note in source.REVIEWER_NOTES:
+        for chunk_id in resolve_quote(documents[doc]["text"], chunks_by_doc[doc], doc, quote,
+                                      f"judge.py notes {qid}"):
+            if reviewer not in label_plan.get(qid, ()):
+                raise error(f"judge.py: {reviewer} does not grade {qid}")
+            notes.append({"question": qid, "chunk_id": chunk_id, "reviewer": reviewer,
+                          "note": note})
+    write_text(out / "judge" / "notes.jsonl", [json.dumps(n, ensure_ascii=False) for n in notes])
     return {
         "relevance_rows": len(rows),
         "relevance_questions": len(judged),

@@ -15,9 +15,9 @@ from labeler.importers import (
     import_run,
 )
 from labeler.importers.qrels import write_labels
-from labeler.labeling import mark
+from labeler.labeling import mark, set_note
 from labeler.models import ImportReport
-from labeler.readers import iter_columns
+from labeler.readers import iter_columns, iter_jsonl
 from labeler.store import Store
 
 DEMO_DIR = Path(__file__).resolve().parents[1] / "data" / "demo"
@@ -81,6 +81,18 @@ def load_judge_demo(store: Store, folder: Path) -> list[ImportReport]:
                 unchanged=result.unchanged,
             )
         )
+    notes = folder / "notes.jsonl"
+    if notes.is_file():
+        changed = 0
+        for _, row in iter_jsonl(notes):
+            before = {
+                (r["chunk_id"], r["reviewer"]): r["note"]
+                for r in store.question_labels(row["question"], store.current_chunking())
+            }
+            if before.get((row["chunk_id"], row["reviewer"])) != row["note"]:
+                set_note(store, row["question"], row["chunk_id"], row["reviewer"], row["note"])
+                changed += 1
+        reports.append(ImportReport("reviewers' notes", str(notes), updated=changed))
     for metric, judge, per_stratum, seed, disagreements, name in DEMO_PLANS:
         plan = sample_plan(
             store,

@@ -242,3 +242,28 @@ ANSWERS = [
         "reviews": {},
     },
 ]
+
+# Why maria and tom graded the disputed chunks as they did (their notes, shown side by side on
+# the adjudication page): (question, document, quote from the chunk, reviewer, note).
+REVIEWER_NOTES = [
+    ("q004", "handbook-return-postage", "The customer pays for return postage, unless the item is faulty", "maria",
+     "Says who pays the postage, the harder half of the question; the 30 days is well known."),
+    ("q004", "handbook-return-postage", "The customer pays for return postage, unless the item is faulty", "tom",
+     "Only answers who pays. The 30-day window is in the returns policy, not here."),
+    ("q011", "orders-api-webhook-signatures", "Each delivery carries a `Fernleaf-Signature` header like this", "maria",
+     "Shows the header, but not how to check it."),
+    ("q011", "orders-api-webhook-signatures", "Each delivery carries a `Fernleaf-Signature` header like this", "tom",
+     "The introduction to verifying: with the header format it answers the question."),
+    ("q002", "orders-api-errors", "Retry `429`, `500` and `503` responses", "maria",
+     "Says to retry with backoff but never mentions Retry-After."),
+    ("q002", "orders-api-errors", "Retry `429`, `500` and `503` responses", "tom",
+     "Which errors to retry, and how: enough to act on."),
+    ("q030", "handbook-returns-policy", "- Gift cards (see the gift card section).", "maria",
+     "The list says gift cards cannot be returned: that is the answer."),
+    ("q030", "handbook-returns-policy", "- Gift cards (see the gift card section).", "tom",
+     "One bullet pointing elsewhere; the gift card section is the real answer."),
+    ("q073", "handbook-refunds", "Orders paid fully or partly with a gift card are refunded to a gift card", "maria",
+     "States plainly that the refund goes back to a gift card."),
+    ("q073", "handbook-refunds", "Orders paid fully or partly with a gift card are refunded to a gift card", "tom",
+     "The general refunds page mentions gift cards only in passing."),
+]

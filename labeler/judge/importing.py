@@ -84,6 +84,9 @@ class JudgeFile:
     rows: Iterator[Rating]
     hints: dict[str, MetricHint] = field(default_factory=dict)
     skipped: dict[str, int] = field(default_factory=dict)
+    # Columns a reader took for metrics on trust (Ragas' numeric columns): dropped, and
+    # reported, when their values turn out not to be scores from 0 to 1.
+    tentative: set[str] = field(default_factory=set)
 
     def skip(self, reason: str) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
@@ -370,6 +373,12 @@ def import_judgements(
         flush_items()
 
         values = store.staged_metric_values()
+        for name in sorted(source.tentative - set(scales)):
+            found = values.get(name)
+            if found is not None and (found["low"] < 0 or found["high"] > 1):
+                store.drop_staged_metric(name)
+                del values[name]
+                source.skip(f"column {name!r}: not a score from 0 to 1, so not a metric")
         for name in (*scales, *thresholds):
             if name not in values:
                 msg = f"the file has no rating of the metric {name!r} (it has: {', '.join(values)})"

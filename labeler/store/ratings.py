@@ -181,6 +181,9 @@ class RatingStore(StoreBase):
             )
         }
 
+    def drop_staged_metric(self, metric: str) -> None:
+        self.conn.execute("DELETE FROM staged_ratings WHERE metric = ?", (metric,))
+
     def check_staged_verdicts(self, path: str, metric: str, condition: str, message: str) -> None:
         """Raise on the first staged rating of ``metric`` whose value breaks ``condition`` (an
         SQL expression over ``value``, written by the caller from a Scale, never user text)."""

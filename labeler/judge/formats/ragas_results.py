@@ -5,8 +5,10 @@ The sample's fields (``user_input``, ``response``, ``retrieved_contexts``, ``ref
 the older ``question``, ``answer``, ``contexts``, ``ground_truth``) describe the item; every other
 column whose first filled value is a number is a metric (``faithfulness``,
 ``answer_relevancy``, ``context_precision``, ...), judged by the rater ``--judge`` (default
-``ragas``). An empty or NaN score (Ragas writes NaN when a metric failed) is skipped and
-counted; any other value in a metric column that is not a number is an error.
+``ragas``). Ragas' metrics are scores from 0 to 1: a numeric column with a value outside that
+range (a ``response_time`` a team added) is not a metric, and is left out and reported, unless
+``--metric-scale`` declares it. An empty or NaN score (Ragas writes NaN when a metric failed) is
+skipped and counted; any other value in a metric column that is not a number is an error.
 """
 
 from __future__ import annotations
@@ -117,7 +119,9 @@ def _rows(path: Path, options: ReadOptions, result: JudgeFile) -> Iterator[Ratin
             if math.isnan(value):
                 result.skip("empty or NaN scores")
                 continue
-            result.hints.setdefault(name, MetricHint())
+            if name not in result.hints:
+                result.hints[name] = MetricHint(scale="score")
+                result.tentative.add(name)
             yield Rating(line=line, item=item, metric=name, rater=rater, kind="model",
                          value=value)
 
