@@ -86,8 +86,9 @@ def build_judge(
     for qid, doc, quote, grade, text in source.RELEVANCE_MISTAKES:
         if qid not in pools:
             raise error(f"judge.py: the judge did not rate {qid}")
-        for chunk_id in resolve_quote(documents[doc]["text"], chunks_by_doc[doc], doc, quote,
-                                      f"judge.py {qid}"):
+        for chunk_id in resolve_quote(
+            documents[doc]["text"], chunks_by_doc[doc], doc, quote, f"judge.py {qid}"
+        ):
             if chunk_id not in pools[qid]:
                 raise error(f"judge.py: {chunk_id} is not in the pool of {qid}")
             if truth[qid].get(chunk_id, 0) == grade:
@@ -111,8 +112,7 @@ def build_judge(
                     "rationale": text,
                 }
             )
-    write_text(out / "judge" / "relevance.jsonl",
-               [json.dumps(r, ensure_ascii=False) for r in rows])
+    write_text(out / "judge" / "relevance.jsonl", [json.dumps(r, ensure_ascii=False) for r in rows])
 
     cases, reviews = [], []
     threshold = source.FAITHFULNESS_THRESHOLD
@@ -183,18 +183,24 @@ def build_judge(
         "runDuration": 0.0,
         "evaluationCost": 0.0,
     }
-    write_text(out / "judge" / "faithfulness_deepeval.json",
-               json.dumps(run, ensure_ascii=False, indent=2).splitlines())
-    write_text(out / "judge" / "faithfulness_reviews.jsonl",
-               [json.dumps(r, ensure_ascii=False) for r in reviews])
+    write_text(
+        out / "judge" / "faithfulness_deepeval.json",
+        json.dumps(run, ensure_ascii=False, indent=2).splitlines(),
+    )
+    write_text(
+        out / "judge" / "faithfulness_reviews.jsonl",
+        [json.dumps(r, ensure_ascii=False) for r in reviews],
+    )
     notes = []
     for qid, doc, quote, reviewer, note in source.REVIEWER_NOTES:
-        for chunk_id in resolve_quote(documents[doc]["text"], chunks_by_doc[doc], doc, quote,
-                                      f"judge.py notes {qid}"):
+        for chunk_id in resolve_quote(
+            documents[doc]["text"], chunks_by_doc[doc], doc, quote, f"judge.py notes {qid}"
+        ):
             if reviewer not in label_plan.get(qid, ()):
                 raise error(f"judge.py: {reviewer} does not grade {qid}")
-            notes.append({"question": qid, "chunk_id": chunk_id, "reviewer": reviewer,
-                          "note": note})
+            notes.append(
+                {"question": qid, "chunk_id": chunk_id, "reviewer": reviewer, "note": note}
+            )
     write_text(out / "judge" / "notes.jsonl", [json.dumps(n, ensure_ascii=False) for n in notes])
     return {
         "relevance_rows": len(rows),

@@ -8,7 +8,7 @@ never NaN: JSON has no NaN and a reader should not have to guess).
 - ``wilson_interval``: the Wilson score interval of a proportion p = x/n,
   centre (p + z²/2n) / (1 + z²/n), half-width z·sqrt(p(1-p)/n + z²/4n²) / (1 + z²/n); it stays
   inside [0, 1] and is sensible for p near 0 or 1 and for small n, unlike the normal one.
-- ``cohen_kappa``: kappa = 1 - Σ w_ij O_ij / Σ w_ij E_ij over the K×K confusion matrix O of the
+- ``cohen_kappa``: kappa = 1 - Σ w_ij O_ij / Σ w_ij E_ij over the KxK confusion matrix O of the
   two raters, with E_ij = (row_i · col_j) / n the matrix expected by chance from the marginals,
   and disagreement weights w_ij = 0 on the diagonal, 1 off it (nominal: Cohen 1960), or
   (i - j)² / (K - 1)² (quadratic: Cohen 1968, for ordinal scales). Undefined (None) when
@@ -72,7 +72,7 @@ def confusion_matrix(a: Sequence[int], b: Sequence[int], categories: int) -> np.
 
 
 def kappa_from_confusion(confusion: np.ndarray, weights: str = "nominal") -> np.ndarray:
-    """Kappa of one K×K confusion matrix or of a stack (..., K, K); NaN where undefined."""
+    """Kappa of one KxK confusion matrix or of a stack (..., K, K); NaN where undefined."""
     confusion = np.asarray(confusion, dtype=float)
     w = weight_matrix(confusion.shape[-1], weights)
     n = confusion.sum(axis=(-2, -1))
@@ -175,7 +175,7 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
 def value_counts(
     ratings: Iterable[tuple[Hashable, int]], categories: int
 ) -> tuple[np.ndarray, list[Hashable]]:
-    """(unit, category) pairs -> the units × categories count matrix, units in first-seen order."""
+    """(unit, category) pairs -> the units x categories count matrix, units in first-seen order."""
     index: dict[Hashable, int] = {}
     units, codes = [], []
     for unit, code in ratings:
@@ -188,7 +188,7 @@ def value_counts(
 
 
 def coincidences(counts: np.ndarray) -> np.ndarray:
-    """Krippendorff's coincidence matrix o_ck from a units × categories count matrix."""
+    """Krippendorff's coincidence matrix o_ck from a units x categories count matrix."""
     counts = np.asarray(counts, dtype=float)
     m = counts.sum(axis=1)
     pairable = m >= 2
@@ -215,7 +215,7 @@ def delta_squared(totals: np.ndarray, level: str) -> np.ndarray:
 
 
 def krippendorff_alpha(counts: np.ndarray, *, level: str = "nominal") -> float | None:
-    """Krippendorff's alpha from a units × categories count matrix (see the module docstring)."""
+    """Krippendorff's alpha from a units x categories count matrix (see the module docstring)."""
     o = coincidences(counts)
     totals = o.sum(axis=1)
     n = totals.sum()
@@ -256,8 +256,8 @@ __all__ = [
     "alpha_of",
     "average_ranks",
     "bootstrap_kappa_interval",
-    "coincidences",
     "cohen_kappa",
+    "coincidences",
     "confusion_matrix",
     "delta_squared",
     "kappa_from_confusion",

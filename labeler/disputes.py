@@ -93,9 +93,7 @@ def disputes(
     """
     chunking = chunking or store.current_chunking()
     with store.snapshot():
-        found = consensus(
-            store.chunking_labels(chunking), store.unanswerable_marks(chunking), {}
-        )
+        found = consensus(store.chunking_labels(chunking), store.unanswerable_marks(chunking), {})
         settled = store.adjudication_rows(chunking)
         tags = store.question_tag_map()
         by_question: dict[str, list] = {}

@@ -142,8 +142,7 @@ def reviewer_agreement(
         first = [grades[k][a] for k in common]
         second = [grades[k][b] for k in common]
         kappa = (
-            agreement.cohen_kappa(first, second, categories=SCALE.categories,
-                                  weights=SCALE.weights)
+            agreement.cohen_kappa(first, second, categories=SCALE.categories, weights=SCALE.weights)
             if len(common) >= MIN_PAIR_ITEMS
             else None
         )
@@ -156,9 +155,7 @@ def reviewer_agreement(
     ranked = []
     for question_id, chunks in per_question.items():
         disputed = sum(len(set(g.values())) > 1 for g in chunks)
-        differences = [
-            (x - y) ** 2 for g in chunks for x, y in combinations(list(g.values()), 2)
-        ]
+        differences = [(x - y) ** 2 for g in chunks for x, y in combinations(list(g.values()), 2)]
         spread = sum(differences) / len(differences) if differences else 0.0
         ranked.append(
             QuestionDisagreement(

@@ -33,7 +33,7 @@ RELIABILITY_B = ["aabbdcccedda", "babbbccceddd"]
 
 
 def ratings_of(matrix, *, offset=0) -> list[tuple[int, int]]:
-    """(unit, category code) pairs from an observers × units matrix, NaN missing."""
+    """(unit, category code) pairs from an observers x units matrix, NaN missing."""
     return [
         (unit, int(value) - offset)
         for row in matrix
@@ -55,9 +55,7 @@ def random_reliability(rng, *, raters, units, categories, missing):
 # Krippendorff's alpha ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("level", "published"), [("nominal", 0.743), ("ordinal", 0.815)]
-)
+@pytest.mark.parametrize(("level", "published"), [("nominal", 0.743), ("ordinal", 0.815)])
 def test_alpha_matches_krippendorffs_worked_example_c(level, published) -> None:
     found = agreement.alpha_of(ratings_of(RELIABILITY_C, offset=1), categories=5, level=level)
     assert round(found, 3) == published
@@ -90,12 +88,16 @@ def test_alpha_equals_the_krippendorff_package_on_random_data(level, seed) -> No
     rng = np.random.default_rng(seed)
     categories = int(rng.integers(2, 6))
     data = random_reliability(
-        rng, raters=int(rng.integers(2, 7)), units=int(rng.integers(5, 80)),
-        categories=categories, missing=float(rng.uniform(0, 0.4)),
+        rng,
+        raters=int(rng.integers(2, 7)),
+        units=int(rng.integers(5, 80)),
+        categories=categories,
+        missing=float(rng.uniform(0, 0.4)),
     )
     found = agreement.alpha_of(ratings_of(data), categories=categories, level=level)
     expected = krippendorff.alpha(
-        reliability_data=data, level_of_measurement=level,
+        reliability_data=data,
+        level_of_measurement=level,
         value_domain=list(range(categories)),
     )
     assert found == pytest.approx(expected, abs=1e-9)

@@ -55,7 +55,10 @@ def test_deepeval_run_reads_the_test_cases_own_metrics(store: Store) -> None:
     assert (value, passed) == (0.45, 0)
     assert reason.startswith("## Reasoning\n\nThe response introduces **two claims**")
     metrics = store.rating_metrics()
-    assert (metrics["Faithfulness"]["scale"], metrics["Faithfulness"]["threshold"]) == ("score", 0.7)
+    assert (metrics["Faithfulness"]["scale"], metrics["Faithfulness"]["threshold"]) == (
+        "score",
+        0.7,
+    )
     assert metrics["Faithfulness"]["threshold_source"] == "file"
     assert metrics["Answer Relevancy"]["threshold"] == 0.5
     item = store.rating_items_by_key([key])[key]
@@ -81,9 +84,20 @@ def test_deepeval_stated_threshold_replaces_its_own_decision(store: Store) -> No
 def test_deepeval_lower_is_better_metric_passes_at_or_below(store: Store, tmp_path) -> None:
     run = {
         "testCases": [
-            {"input": f"q{i}", "actualOutput": f"a{i}", "metricsData": [
-                {"name": "Hallucination", "threshold": 0.5, "score": score, "success": ok,
-                 "reason": "r", "evaluationModel": "judge-x"}]}
+            {
+                "input": f"q{i}",
+                "actualOutput": f"a{i}",
+                "metricsData": [
+                    {
+                        "name": "Hallucination",
+                        "threshold": 0.5,
+                        "score": score,
+                        "success": ok,
+                        "reason": "r",
+                        "evaluationModel": "judge-x",
+                    }
+                ],
+            }
             for i, (score, ok) in enumerate([(0.2, True), (0.8, False), (0.5, True)])
         ]
     }
@@ -94,12 +108,32 @@ def test_deepeval_lower_is_better_metric_passes_at_or_below(store: Store, tmp_pa
 
 
 def test_deepeval_skips_errored_metrics_and_counts_them(store: Store, tmp_path) -> None:
-    run = {"testCases": [{"input": "q", "actualOutput": "a", "metricsData": [
-        {"name": "Faithfulness", "threshold": 0.7, "success": False, "score": None,
-         "error": "timeout", "evaluationModel": "m"},
-        {"name": "Faithfulness2", "threshold": 0.7, "success": True, "score": 0.9,
-         "evaluationModel": "m"}]}],
-        "conversationalTestCases": [{"name": "c"}]}
+    run = {
+        "testCases": [
+            {
+                "input": "q",
+                "actualOutput": "a",
+                "metricsData": [
+                    {
+                        "name": "Faithfulness",
+                        "threshold": 0.7,
+                        "success": False,
+                        "score": None,
+                        "error": "timeout",
+                        "evaluationModel": "m",
+                    },
+                    {
+                        "name": "Faithfulness2",
+                        "threshold": 0.7,
+                        "success": True,
+                        "score": 0.9,
+                        "evaluationModel": "m",
+                    },
+                ],
+            }
+        ],
+        "conversationalTestCases": [{"name": "c"}],
+    }
     path = tmp_path / "run.json"
     path.write_text(json.dumps(run), encoding="utf-8")
     result = import_judgements(store, path)
@@ -150,17 +184,22 @@ def test_ragas_annotated_summary_human_side_by_hand(store: Store) -> None:
 
 def test_ragas_annotated_rejected_score_without_target_is_skipped(store: Store, tmp_path) -> None:
     sample = {"metric_input": {"user_input": "q", "response": "a"}, "prompts": {}}
-    data = {"faith": [
-        {**sample, "metric_output": 0.4, "is_accepted": False},
-        {**sample, "metric_input": {"user_input": "q2", "response": "a"},
-         "metric_output": 0.9, "is_accepted": False, "target": 0.2},
-    ]}
+    data = {
+        "faith": [
+            {**sample, "metric_output": 0.4, "is_accepted": False},
+            {
+                **sample,
+                "metric_input": {"user_input": "q2", "response": "a"},
+                "metric_output": 0.9,
+                "is_accepted": False,
+                "target": 0.2,
+            },
+        ]
+    }
     path = tmp_path / "annotated.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     result = import_judgements(store, path)
-    assert result.skipped == {
-        "rejected scores without a target (the right score is unknown)": 1
-    }
+    assert result.skipped == {"rejected scores without a target (the right score is unknown)": 1}
     person = [r for r in rows(store, "faith") if r[2] == "human"]
     assert [(r[3], r[4]) for r in person] == [(0.2, None)]  # a score, so the threshold decides
 
@@ -174,7 +213,7 @@ RAGAS_RESULTS_CSV = (
     "response_time\n"
     "0,How many requests per minute?,\"['Each API key may send 100 requests per minute.']\","
     "100 per minute.,100.,1.0,0.93,7.5\n"
-    "1,What does 404 mean?,\"['404 means the order does not exist.', \"\"It's gone.\"\"]\","
+    '1,What does 404 mean?,"[\'404 means the order does not exist.\', ""It\'s gone.""]",'
     "It means the order does not exist.,Not found.,0.5,nan,6.2\n"
 )
 
@@ -205,9 +244,12 @@ def test_ragas_results_csv_one_column_per_metric(store: Store, tmp_path) -> None
 
 
 def test_ragas_results_jsonl_and_a_named_judge(store: Store, tmp_path) -> None:
-    path = write_lines(tmp_path / "results.jsonl", [
-        {"user_input": "q", "response": "a", "retrieved_contexts": ["c"], "faithfulness": 0.8},
-    ])
+    path = write_lines(
+        tmp_path / "results.jsonl",
+        [
+            {"user_input": "q", "response": "a", "retrieved_contexts": ["c"], "faithfulness": 0.8},
+        ],
+    )
     import_judgements(store, path, judge="gpt-4o", thresholds={"faithfulness": 0.75})
     assert [(r[1], r[3]) for r in rows(store, "faithfulness")] == [("gpt-4o", 0.8)]
     assert store.rating_metrics()["faithfulness"]["threshold"] == 0.75
@@ -217,19 +259,43 @@ def test_ragas_results_jsonl_and_a_named_judge(store: Store, tmp_path) -> None:
 
 
 def test_long_format_links_chunks_and_makes_human_relevance_labels(loaded: Store, tmp_path) -> None:
-    path = write_lines(tmp_path / "ratings.jsonl", [
-        {"item": "a", "metric": "relevance", "rater": "judge-1", "rater_kind": "model",
-         "verdict": 2, "question": "q1", "chunk_id": "rate-limits", "rationale": "**yes**"},
-        {"item": "a", "metric": "relevance", "rater": "ana", "rater_kind": "human",
-         "verdict": 1},
-        {"item": "b", "metric": "helpfulness", "rater": "judge-1", "rater_kind": "model",
-         "verdict": "pass", "question": "How do I get the next page of orders?",
-         "answer": "Use next_cursor.", "contexts": ["pagination", "webhooks"]},
-    ])
+    path = write_lines(
+        tmp_path / "ratings.jsonl",
+        [
+            {
+                "item": "a",
+                "metric": "relevance",
+                "rater": "judge-1",
+                "rater_kind": "model",
+                "verdict": 2,
+                "question": "q1",
+                "chunk_id": "rate-limits",
+                "rationale": "**yes**",
+            },
+            {
+                "item": "a",
+                "metric": "relevance",
+                "rater": "ana",
+                "rater_kind": "human",
+                "verdict": 1,
+            },
+            {
+                "item": "b",
+                "metric": "helpfulness",
+                "rater": "judge-1",
+                "rater_kind": "model",
+                "verdict": "pass",
+                "question": "How do I get the next page of orders?",
+                "answer": "Use next_cursor.",
+                "contexts": ["pagination", "webhooks"],
+            },
+        ],
+    )
     result = import_judgements(loaded, path)
     assert result.labels == {"ana": (1, 0, 0)}
-    assert [(r["chunk_id"], r["reviewer"], r["grade"])
-            for r in loaded.question_labels("q1", "default")] == [("rate-limits", "ana", 1)]
+    assert [
+        (r["chunk_id"], r["reviewer"], r["grade"]) for r in loaded.question_labels("q1", "default")
+    ] == [("rate-limits", "ana", 1)]
     relevance = rows(loaded, "relevance")
     assert [(k, r, v) for k, r, _, v, _, _ in relevance] == [
         ('["q1","rate-limits"]', "ana", 1.0),
@@ -260,10 +326,19 @@ def test_long_format_item_may_be_named_by_its_answer(store: Store, tmp_path) -> 
     """People's verdicts without an item id join the DeepEval run's test case."""
     case = json.loads(DEEPEVAL_RUN.read_text())["testCases"][0]
     import_judgements(store, DEEPEVAL_RUN)
-    path = write_lines(tmp_path / "reviews.jsonl", [
-        {"metric": "Faithfulness", "rater": "ana", "rater_kind": "human", "verdict": "fail",
-         "question": case["input"], "answer": case["actualOutput"]},
-    ])
+    path = write_lines(
+        tmp_path / "reviews.jsonl",
+        [
+            {
+                "metric": "Faithfulness",
+                "rater": "ana",
+                "rater_kind": "human",
+                "verdict": "fail",
+                "question": case["input"],
+                "answer": case["actualOutput"],
+            },
+        ],
+    )
     result = import_judgements(store, path)
     assert result.items_added == 0
     faith = rows(store, "Faithfulness")
@@ -273,16 +348,19 @@ def test_long_format_item_may_be_named_by_its_answer(store: Store, tmp_path) -> 
 
 def test_updating_a_verdict_is_recorded(store: Store, tmp_path) -> None:
     path = tmp_path / "r.jsonl"
-    write_lines(path, [{"item": "x", "metric": "m", "rater": "j", "rater_kind": "model",
-                        "verdict": 1}])
+    write_lines(
+        path, [{"item": "x", "metric": "m", "rater": "j", "rater_kind": "model", "verdict": 1}]
+    )
     import_judgements(store, path)
-    write_lines(path, [{"item": "x", "metric": "m", "rater": "j", "rater_kind": "model",
-                        "verdict": 0}])
+    write_lines(
+        path, [{"item": "x", "metric": "m", "rater": "j", "rater_kind": "model", "verdict": 0}]
+    )
     result = import_judgements(store, path)
     assert (result.added, result.updated) == (0, 1)
     history = store.rating_history("x")
     assert [(e["action"], e["old_value"], e["new_value"]) for e in history] == [
-        ("import", None, 1.0), ("import", 1.0, 0.0)
+        ("import", None, 1.0),
+        ("import", 1.0, 0.0),
     ]
 
 
@@ -290,32 +368,76 @@ def test_updating_a_verdict_is_recorded(store: Store, tmp_path) -> None:
 
 
 def long_row(**changes) -> dict:
-    row = {"item": "x", "metric": "helpfulness", "rater": "j", "rater_kind": "model",
-           "verdict": 1}
+    row = {"item": "x", "metric": "helpfulness", "rater": "j", "rater_kind": "model", "verdict": 1}
     row.update(changes)
     return {k: v for k, v in row.items() if v is not None}
 
 
 BAD_LONG = [
-    ("verdict_not_a_number", [long_row(verdict="maybe")], 1, "verdict",
-     "expected a number or pass/fail, got 'maybe'"),
+    (
+        "verdict_not_a_number",
+        [long_row(verdict="maybe")],
+        1,
+        "verdict",
+        "expected a number or pass/fail, got 'maybe'",
+    ),
     ("missing_rater", [long_row(rater=None)], 1, "rater", "missing or empty"),
-    ("bad_rater_kind", [long_row(rater_kind="robot")], 1, "rater_kind",
-     "expected model or human, got 'robot'"),
-    ("off_the_scale", [long_row(), long_row(item="y", verdict=5)], 2, "verdict",
-     "5.0 is not a verdict on helpfulness's scale: a whole number from 1 to 4"),
-    ("twice", [long_row(), long_row()], 2, "rater",
-     "'j' rates this item on this metric twice in the file"),
-    ("kind_flip", [long_row(), long_row(item="y", rater_kind="human")], 2, "rater_kind",
-     "rater 'j' is called both a model and a human in this file"),
-    ("unknown_chunk", [long_row(question="q1", chunk_id="nope")], 1, "chunk_id",
-     "unknown chunk id 'nope' in chunking 'default'"),
-    ("item_contradicts_itself", [long_row(answer="a"), long_row(rater="k", answer="b")], 2,
-     "answer", "item 'x' was given another answer on an earlier line"),
-    ("relevance_needs_a_chunk", [long_row(metric="relevance", verdict=2)], 1, "chunk_id",
-     "item 'x': relevance is graded on a question's chunk; give chunk_id and the question's id"),
-    ("no_item", [long_row(item=None)], 1, "item",
-     "missing (an item id, or an answer or a question and chunk_id to name it)"),
+    (
+        "bad_rater_kind",
+        [long_row(rater_kind="robot")],
+        1,
+        "rater_kind",
+        "expected model or human, got 'robot'",
+    ),
+    (
+        "off_the_scale",
+        [long_row(), long_row(item="y", verdict=5)],
+        2,
+        "verdict",
+        "5.0 is not a verdict on helpfulness's scale: a whole number from 1 to 4",
+    ),
+    (
+        "twice",
+        [long_row(), long_row()],
+        2,
+        "rater",
+        "'j' rates this item on this metric twice in the file",
+    ),
+    (
+        "kind_flip",
+        [long_row(), long_row(item="y", rater_kind="human")],
+        2,
+        "rater_kind",
+        "rater 'j' is called both a model and a human in this file",
+    ),
+    (
+        "unknown_chunk",
+        [long_row(question="q1", chunk_id="nope")],
+        1,
+        "chunk_id",
+        "unknown chunk id 'nope' in chunking 'default'",
+    ),
+    (
+        "item_contradicts_itself",
+        [long_row(answer="a"), long_row(rater="k", answer="b")],
+        2,
+        "answer",
+        "item 'x' was given another answer on an earlier line",
+    ),
+    (
+        "relevance_needs_a_chunk",
+        [long_row(metric="relevance", verdict=2)],
+        1,
+        "chunk_id",
+        "item 'x': relevance is graded on a question's chunk; give chunk_id and the question's id",
+    ),
+    (
+        "no_item",
+        [long_row(item=None)],
+        1,
+        "item",
+        "missing (an item id, or an answer or a question and chunk_id to name it)",
+    ),
 ]
 
 
@@ -329,18 +451,22 @@ def test_bad_long_format_names_the_place_and_writes_nothing(
 ) -> None:
     path = write_lines(tmp_path / "bad.jsonl", records)
     before = counts(loaded)
+    declared = any(r.get("metric") == "helpfulness" for r in records)
+    scales = {"helpfulness": "ordinal:1-4"} if declared else None
     with pytest.raises(LabelerError) as caught:
-        declared = any(r.get("metric") == "helpfulness" for r in records)
-        import_judgements(loaded, path, scales={"helpfulness": "ordinal:1-4"} if declared else None)
+        import_judgements(loaded, path, scales=scales)
     assert str(caught.value) == f'{path}:{line}: field "{field}": {message}'
     assert counts(loaded) == before
 
 
 def test_undeclared_whole_number_scale_is_refused(store: Store, tmp_path) -> None:
     path = write_lines(tmp_path / "r.jsonl", [long_row(verdict=3), long_row(item="y", verdict=5)])
-    with pytest.raises(LabelerError, match=r'r.jsonl:1: field "metric": metric \'helpfulness\' '
-                       r"has no declared scale and its verdicts run from 3 to 5: declare it, e.g."
-                       r" --metric-scale helpfulness=ordinal:3-5"):
+    with pytest.raises(
+        LabelerError,
+        match=r'r.jsonl:1: field "metric": metric \'helpfulness\' '
+        r"has no declared scale and its verdicts run from 3 to 5: declare it, e.g."
+        r" --metric-scale helpfulness=ordinal:3-5",
+    ):
         import_judgements(store, path)
     assert store.scalar("SELECT count(*) FROM ratings") == 0
 
@@ -376,9 +502,20 @@ def test_bad_json_names_the_line(store: Store, tmp_path) -> None:
 
 
 def test_deepeval_bad_score_names_the_test_case(store: Store, tmp_path) -> None:
-    text = json.dumps({"testCases": [
-        {"input": "q", "actualOutput": "a", "metricsData": [
-            {"name": "F", "threshold": 0.5, "success": True, "score": "high"}]}]}, indent=2)
+    text = json.dumps(
+        {
+            "testCases": [
+                {
+                    "input": "q",
+                    "actualOutput": "a",
+                    "metricsData": [
+                        {"name": "F", "threshold": 0.5, "success": True, "score": "high"}
+                    ],
+                }
+            ]
+        },
+        indent=2,
+    )
     path = tmp_path / "run.json"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(LabelerError) as caught:

@@ -70,8 +70,13 @@ def _parse_options(metric_scales: tuple[str, ...], thresholds: tuple[str, ...]) 
     help="Name the person of a Ragas annotated file (default: ragas-annotator).",
 )
 @click.option("--chunking", default=None, help="Chunking of the chunk ids (default: current).")
-@click.option("--format", "out_format", type=click.Choice(["table", "json"]), default="table",
-              show_default=True)
+@click.option(
+    "--format",
+    "out_format",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+)
 @db_option
 def import_cmd(
     file: str,
@@ -92,7 +97,7 @@ def import_cmd(
 
     \b
     Example:
-        labeler judge import ratings.jsonl --metric-scale helpfulness=ordinal:1-4 --threshold faithfulness=0.7
+        labeler judge import ratings.jsonl --metric-scale tone=ordinal:1-4 --threshold faith=0.7
     """
     from labeler.judge.importing import import_judgements
 
@@ -116,16 +121,29 @@ def import_cmd(
 
 @judge_group.command("sample")
 @click.option("--metric", required=True, help="The metric to spot-check.")
-@click.option("--per-stratum", type=int, default=30, show_default=True,
-              help="Items drawn per verdict (or score bucket) of the judge.")
+@click.option(
+    "--per-stratum",
+    type=int,
+    default=30,
+    show_default=True,
+    help="Items drawn per verdict (or score bucket) of the judge.",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the draw.")
 @click.option("--judge", default=None, help="Which judge (needed when the metric has several).")
-@click.option("--disagreements", is_flag=True,
-              help="Add every item where the judge disagrees with people's verdict.")
+@click.option(
+    "--disagreements",
+    is_flag=True,
+    help="Add every item where the judge disagrees with people's verdict.",
+)
 @click.option("--name", default=None, help="Name of the plan (default: METRIC-JUDGE-seedS).")
 @click.option("--replace", is_flag=True, help="Replace a different plan of the same name.")
-@click.option("--format", "out_format", type=click.Choice(["table", "json"]), default="table",
-              show_default=True)
+@click.option(
+    "--format",
+    "out_format",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+)
 @db_option
 def sample_cmd(
     metric: str,
@@ -166,10 +184,16 @@ def sample_cmd(
 
 @judge_group.command("report")
 @click.option("--metric", "metrics", multiple=True, help="Only this metric (repeatable).")
-@click.option("--format", "out_format", type=click.Choice(FORMATS), default="table",
-              show_default=True)
-@click.option("--resamples", type=click.IntRange(100, 100_000), default=2000, show_default=True,
-              help="Bootstrap resamples for kappa's interval.")
+@click.option(
+    "--format", "out_format", type=click.Choice(FORMATS), default="table", show_default=True
+)
+@click.option(
+    "--resamples",
+    type=click.IntRange(100, 100_000),
+    default=2000,
+    show_default=True,
+    help="Bootstrap resamples for kappa's interval.",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap.")
 @db_option
 def report_cmd(
@@ -194,12 +218,22 @@ def report_cmd(
 
 
 @judge_group.command("export")
-@click.option("--to", "target", type=click.Choice(["ragas-annotated"]), required=True,
-              help="The format to write.")
+@click.option(
+    "--to",
+    "target",
+    type=click.Choice(["ragas-annotated"]),
+    required=True,
+    help="The format to write.",
+)
 @click.option("--metric", "metrics", multiple=True, help="Only this metric (repeatable).")
 @click.option("--judge", default=None, help="Which judge (needed when a metric has several).")
-@click.option("--out", type=click.Path(dir_okay=False), default="ragas-annotated.json",
-              show_default=True, help="Where to write it ('-' for standard output).")
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False),
+    default="ragas-annotated.json",
+    show_default=True,
+    help="Where to write it ('-' for standard output).",
+)
 @db_option
 def export_cmd(
     target: str, metrics: tuple[str, ...], judge: str | None, out: str, db_path: Path
@@ -224,8 +258,13 @@ def export_cmd(
 
 
 @judge_group.command("metrics")
-@click.option("--format", "out_format", type=click.Choice(["table", "json"]), default="table",
-              show_default=True)
+@click.option(
+    "--format",
+    "out_format",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+)
 @db_option
 def metrics_cmd(out_format: str, db_path: Path) -> None:
     """List the metrics: scale, threshold, judges, how many ratings, sample plans.
@@ -247,17 +286,23 @@ def metrics_cmd(out_format: str, db_path: Path) -> None:
         scale = m.scale
         if m.threshold is not None:
             scale += f", passes at {m.pass_when} {m.threshold:g} ({m.threshold_source})"
-        click.echo(f"{m.name}: {scale}; judges {', '.join(m.judges) or 'none'};"
-                   f" {m.model_ratings} judge and {m.human_ratings} people's ratings"
-                   + (f"; plans {', '.join(m.plans)}" if m.plans else ""))
+        click.echo(
+            f"{m.name}: {scale}; judges {', '.join(m.judges) or 'none'};"
+            f" {m.model_ratings} judge and {m.human_ratings} people's ratings"
+            + (f"; plans {', '.join(m.plans)}" if m.plans else "")
+        )
 
 
 @judge_group.command("define")
 @click.argument("name")
 @click.option("--scale", default=None, help="binary, ordinal:LO-HI or score.")
 @click.option("--threshold", default=None, help="A score metric's pass threshold (0 to 1).")
-@click.option("--pass-when", type=click.Choice([">=", "<="]), default=None,
-              help="A score passes at or above (>=) or at or below (<=) the threshold.")
+@click.option(
+    "--pass-when",
+    type=click.Choice([">=", "<="]),
+    default=None,
+    help="A score passes at or above (>=) or at or below (<=) the threshold.",
+)
 @click.option("--definition", default=None, help="What reviewers should judge (shown to them).")
 @db_option
 def define_cmd(
@@ -272,13 +317,17 @@ def define_cmd(
 
     \b
     Example:
-        labeler judge define faithfulness --threshold 0.7 --definition "Every claim is in the contexts."
+        labeler judge define faithfulness --threshold 0.7 --definition "No unsupported claim."
     """
     from labeler.judge.catalog import define_metric
 
     with open_store(db_path) as store:
         changed = define_metric(
-            store, name, scale=scale, threshold=threshold, pass_when=pass_when,
+            store,
+            name,
+            scale=scale,
+            threshold=threshold,
+            pass_when=pass_when,
             definition=definition,
         )
     click.echo(f"{name}: {'saved' if changed else 'unchanged'}")
@@ -286,10 +335,16 @@ def define_cmd(
 
 @main.command("agreement")
 @click.option("--tag", default=None, help="Only questions with this tag.")
-@click.option("--top", type=click.IntRange(1, 1000), default=10, show_default=True,
-              help="How many of the most disputed questions to list.")
-@click.option("--format", "out_format", type=click.Choice(FORMATS), default="table",
-              show_default=True)
+@click.option(
+    "--top",
+    type=click.IntRange(1, 1000),
+    default=10,
+    show_default=True,
+    help="How many of the most disputed questions to list.",
+)
+@click.option(
+    "--format", "out_format", type=click.Choice(FORMATS), default="table", show_default=True
+)
 @db_option
 def agreement_cmd(tag: str | None, top: int, out_format: str, db_path: Path) -> None:
     """How far reviewers agree on relevance grades: Krippendorff's alpha overall and per tag,

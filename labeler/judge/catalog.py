@@ -102,7 +102,9 @@ def define_metric(
         settled = MetricSettled(name, spec, None)
     else:
         kept = stored if stored and stored["scale"] == "score" else None
-        source = "stated" if value is not None else (kept["threshold_source"] if kept else "default")
+        source = (
+            "stated" if value is not None else (kept["threshold_source"] if kept else "default")
+        )
         if value is None:
             value = kept["threshold"] if kept and kept["threshold"] is not None else 0.5
         when = pass_when or (kept["pass_when"] if kept else ">=")

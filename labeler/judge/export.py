@@ -48,9 +48,7 @@ def _metric_input(store: Store, metric: str, key: str, chunking: str) -> dict:
     return found
 
 
-def annotated_samples(
-    store: Store, metric: str, judge: str, *, chunking: str
-) -> list[dict]:
+def annotated_samples(store: Store, metric: str, judge: str, *, chunking: str) -> list[dict]:
     scale = metric_scale(store, metric)
     humans: dict[str, dict[str, int]] = {}
     judged: dict[str, tuple[int, float, str | None]] = {}
@@ -95,7 +93,8 @@ def annotated_samples(
         samples.append(
             {
                 "metric_input": metric_input,
-                "metric_output": int(value) if value == int(value) and scale.kind != "score"
+                "metric_output": int(value)
+                if value == int(value) and scale.kind != "score"
                 else value,
                 "prompts": prompts,
                 "is_accepted": human == code,

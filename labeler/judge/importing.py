@@ -163,8 +163,10 @@ class JudgeImport:
             "unchanged": self.unchanged,
             "items_added": self.items_added,
             "items_updated": self.items_updated,
-            "labels": {r: dict(zip(("added", "updated", "unchanged"), v, strict=True))
-                       for r, v in self.labels.items()},
+            "labels": {
+                r: dict(zip(("added", "updated", "unchanged"), v, strict=True))
+                for r, v in self.labels.items()
+            },
             "metrics": {
                 m.name: {
                     "scale": m.scale.spec,
@@ -268,9 +270,7 @@ def settle_scale(
         or (known.pass_when if known is not None else None)
         or ">="
     )
-    return MetricSettled(
-        name, Scale("score", threshold=value, pass_when=pass_when), source
-    )
+    return MetricSettled(name, Scale("score", threshold=value, pass_when=pass_when), source)
 
 
 def check_stored_fit(store: Store, settled: MetricSettled, stored: dict | None) -> None:
@@ -327,8 +327,9 @@ def _staged_rows(
             float(row.value),
             None if row.passed is None else int(row.passed),
             row.rationale,
-            None if row.extra is None else json.dumps(row.extra, ensure_ascii=False,
-                                                      sort_keys=True),
+            None
+            if row.extra is None
+            else json.dumps(row.extra, ensure_ascii=False, sort_keys=True),
         )
 
 
@@ -419,8 +420,7 @@ def import_judgements(
                     store.rescore_metric(metric.name)
         labels: dict[str, tuple[int, int, int]] = {}
         for name, lines in store.staged_human_relevance().items():
-            report = write_labels(store, path, lines, reviewer=name, chunking=chunking,
-                                  skipped=[0])
+            report = write_labels(store, path, lines, reviewer=name, chunking=chunking, skipped=[0])
             labels[name] = (report.added, report.updated, report.unchanged)
         store.drop_staged_human_relevance()
         counts = store.merge_staged_ratings(chunking, str(path))

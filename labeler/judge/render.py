@@ -17,7 +17,7 @@ def _num(value: float | None, digits: int = 2) -> str:
 def _interval(interval: tuple[float, float] | None, digits: int = 2) -> str:
     if interval is None:
         return "—"
-    return f"{interval[0]:.{digits}f}–{interval[1]:.{digits}f}"
+    return f"{interval[0]:.{digits}f}-{interval[1]:.{digits}f}"
 
 
 def item_label(key: str) -> str:
@@ -39,8 +39,9 @@ def _table(headers: list[str], rows: list[list[str]], *, markdown: bool) -> list
             "| " + " | ".join("---" for _ in headers) + " |",
             *("| " + " | ".join(row) + " |" for row in escaped),
         ]
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
-              for i, h in enumerate(headers)]
+    widths = [
+        max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)
+    ]
     line = "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))
     return [line, *("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows)]
 
@@ -50,7 +51,7 @@ def _judge_row(name: str, j: JudgeStats) -> list[str]:
     interval = (
         "—"
         if j.agreement_ci is None
-        else f"{100 * j.agreement_ci[0]:.0f}–{100 * j.agreement_ci[1]:.0f} %"
+        else f"{100 * j.agreement_ci[0]:.0f}-{100 * j.agreement_ci[1]:.0f} %"
     )
     return [
         name,
@@ -66,8 +67,9 @@ def _judge_row(name: str, j: JudgeStats) -> list[str]:
 
 def _confusion(j: JudgeStats, *, markdown: bool) -> list[str]:
     headers = ["human \\ judge", *j.labels]
-    rows = [[label, *(str(c) for c in row)] for label, row in zip(j.labels, j.confusion,
-                                                                  strict=True)]
+    rows = [
+        [label, *(str(c) for c in row)] for label, row in zip(j.labels, j.confusion, strict=True)
+    ]
     return _table(headers, rows, markdown=markdown)
 
 
@@ -96,8 +98,7 @@ def metric_lines(m: MetricReport, *, markdown: bool) -> list[str]:
         return lines
     lines.append("")
     lines += _table(
-        ["judge", "items", "agreement", "95 % CI", "kappa", "95 % CI", "spearman",
-         "higher/lower"],
+        ["judge", "items", "agreement", "95 % CI", "kappa", "95 % CI", "spearman", "higher/lower"],
         [_judge_row(name, j) for name, j in m.judges.items()],
         markdown=markdown,
     )
@@ -106,16 +107,22 @@ def metric_lines(m: MetricReport, *, markdown: bool) -> list[str]:
         if j.items:
             lines += _confusion(j, markdown=markdown)
         if j.disagreements:
-            lines += ["", f"Disagreements ({len(j.disagreements)}; the first"
-                          f" {min(DISAGREEMENTS_SHOWN, len(j.disagreements))}):"]
+            lines += [
+                "",
+                f"Disagreements ({len(j.disagreements)}; the first"
+                f" {min(DISAGREEMENTS_SHOWN, len(j.disagreements))}):",
+            ]
             if markdown:
                 lines.append("")
             for d in j.disagreements[:DISAGREEMENTS_SHOWN]:
                 bullet = "- " if markdown else "  "
                 lines.append(
                     f"{bullet}{item_label(d.item)}"
-                    + (f" ({_short(d.question, 60)})" if d.question and not
-                       parse_relevance_key(d.item) else "")
+                    + (
+                        f" ({_short(d.question, 60)})"
+                        if d.question and not parse_relevance_key(d.item)
+                        else ""
+                    )
                     + f": people {d.human}, judge {d.judge}"
                     + (f" ({d.judge_value:g})" if m.scale.kind == "score" else "")
                     + (f": {_short(d.rationale)}" if d.rationale else "")
@@ -140,18 +147,30 @@ def render_report(report: Report, *, markdown: bool = False) -> str:
 def render_agreement(found: ReviewerAgreement, *, markdown: bool = False) -> str:
     lines = ["# Reviewer agreement on relevance", ""] if markdown else []
     lines += [found.summary, ""]
-    rows = [["all" if found.tag is None else f"tag {found.tag}", _num(found.overall.alpha, 3),
-             str(found.overall.items), str(found.overall.questions)]]
-    rows += [[f"  {tag}", _num(g.alpha, 3), str(g.items), str(g.questions)]
-             for tag, g in found.by_tag.items()]
+    rows = [
+        [
+            "all" if found.tag is None else f"tag {found.tag}",
+            _num(found.overall.alpha, 3),
+            str(found.overall.items),
+            str(found.overall.questions),
+        ]
+    ]
+    rows += [
+        [f"  {tag}", _num(g.alpha, 3), str(g.items), str(g.questions)]
+        for tag, g in found.by_tag.items()
+    ]
     lines += _table(["scope", "alpha", "shared chunks", "questions"], rows, markdown=markdown)
     if found.pairs:
         lines.append("")
         lines += _table(
             ["reviewers", "shared chunks", "same grade", "kappa"],
             [
-                [f"{p.a} · {p.b}", str(p.items),
-                 "—" if p.agreement is None else f"{100 * p.agreement:.0f} %", _num(p.kappa)]
+                [
+                    f"{p.a} · {p.b}",
+                    str(p.items),
+                    "—" if p.agreement is None else f"{100 * p.agreement:.0f} %",
+                    _num(p.kappa),
+                ]
                 for p in found.pairs
             ],
             markdown=markdown,
@@ -160,8 +179,16 @@ def render_agreement(found: ReviewerAgreement, *, markdown: bool = False) -> str
         lines += ["", "Questions with the most disagreement:"]
         lines += _table(
             ["question", "disputed", "shared", "spread", "text"],
-            [[q.question_id, str(q.disputed), str(q.shared), f"{q.spread:.2f}",
-              _short(q.text, 70)] for q in found.questions],
+            [
+                [
+                    q.question_id,
+                    str(q.disputed),
+                    str(q.shared),
+                    f"{q.spread:.2f}",
+                    _short(q.text, 70),
+                ]
+                for q in found.questions
+            ],
             markdown=markdown,
         )
     return "\n".join(lines).rstrip() + "\n"

@@ -274,14 +274,12 @@ def judge_sentence(metric: str, scale: Scale, stats: dict) -> str:
         else:
             more = _more_items_needed(n, interval, kappa)
             extra = (
-                f"if kappa stays near {kappa:.2f}, about {more} more reviewed items would"
-                " settle it"
+                f"if kappa stays near {kappa:.2f}, about {more} more reviewed items would settle it"
                 if more is not None and more < 100_000
                 else "many more reviewed items are needed"
             )
             text += (
-                f"Too small a sample to conclude: the interval straddles {TRUST_KAPPA};"
-                f" {extra}."
+                f"Too small a sample to conclude: the interval straddles {TRUST_KAPPA}; {extra}."
             )
     if stats["bias_p"] is not None and stats["bias_p"] < BIAS_P:
         higher, lower = stats["higher"], stats["lower"]
@@ -513,9 +511,7 @@ def metric_report(
     verdicts, tied, used = human_verdicts(humans, adjudicated)
     stored = store.rating_metrics().get(metric)
     stats = {
-        rater: judge_stats(
-            metric, scale, rater, given, verdicts, resamples=resamples, seed=seed
-        )
+        rater: judge_stats(metric, scale, rater, given, verdicts, resamples=resamples, seed=seed)
         for rater, given in sorted(models.items())
         if judges is None or rater in judges
     }

@@ -84,7 +84,11 @@ def _verdicts(store: Store, metric: str, scale: Scale, key: str, chunking: str) 
         code = scale.code(row["value"], passed)
         found.append(
             Verdict(
-                row["rater"], row["kind"], code, scale.labels[code], row["value"],
+                row["rater"],
+                row["kind"],
+                code,
+                scale.labels[code],
+                row["value"],
                 row["rationale"],
             )
         )
@@ -242,8 +246,11 @@ def save_note(
         return
     scale = metric_scale(store, metric)
     mine = next(
-        (v for v in _verdicts(store, metric, scale, key, chunking)
-         if v.rater == reviewer and v.kind == "human"),
+        (
+            v
+            for v in _verdicts(store, metric, scale, key, chunking)
+            if v.rater == reviewer and v.kind == "human"
+        ),
         None,
     )
     if mine is None:

@@ -68,8 +68,9 @@ class SamplePlan:
             "per_stratum": self.per_stratum,
             "disagreements": self.disagreements,
             "strata": {s: {"available": a, "chosen": c} for s, (a, c) in self.strata.items()},
-            "items": [{"item": i.item, "stratum": i.stratum, "reason": i.reason}
-                      for i in self.items],
+            "items": [
+                {"item": i.item, "stratum": i.stratum, "reason": i.reason} for i in self.items
+            ],
         }
 
 
@@ -181,11 +182,14 @@ def sample_plan(
     if existing is not None:
         saved = [(r["item"], r["stratum"], r["reason"]) for r in store.plan_items(name)]
         same = (
-            (existing["metric"], existing["judge"], existing["seed"], existing["per_stratum"],
-             bool(existing["disagreements"]))
-            == (metric, judge, seed, per_stratum, disagreements)
-            and saved == [(i.item, i.stratum, i.reason) for i in items]
-        )
+            existing["metric"],
+            existing["judge"],
+            existing["seed"],
+            existing["per_stratum"],
+            bool(existing["disagreements"]),
+        ) == (metric, judge, seed, per_stratum, disagreements) and saved == [
+            (i.item, i.stratum, i.reason) for i in items
+        ]
         if same:
             return SamplePlan(**{**plan_fields(plan), "created": False})
         if not replace:
@@ -214,5 +218,12 @@ def plan_fields(plan: SamplePlan) -> dict:
     return {name: getattr(plan, name) for name in SamplePlan.__slots__}
 
 
-__all__ = ["SCORE_BUCKETS", "PlanItem", "SamplePlan", "choose_judge", "draw", "sample_plan",
-           "stratum"]
+__all__ = [
+    "SCORE_BUCKETS",
+    "PlanItem",
+    "SamplePlan",
+    "choose_judge",
+    "draw",
+    "sample_plan",
+    "stratum",
+]

@@ -83,9 +83,7 @@ class Scale:
             return f"a whole number from {self.low} to {self.high}"
         threshold = DEFAULT_THRESHOLD if self.threshold is None else self.threshold
         better = "higher" if self.pass_when == ">=" else "lower"
-        return (
-            f"a score from 0 to 1 ({better} is better); passes at {self.pass_when} {threshold:g}"
-        )
+        return f"a score from 0 to 1 ({better} is better); passes at {self.pass_when} {threshold:g}"
 
     def check(self, value: float) -> str | None:
         """Why ``value`` is not a verdict on this scale, or None when it is one."""

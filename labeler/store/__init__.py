@@ -13,9 +13,7 @@ from labeler.store.runs import RunStore
 from labeler.store.versions import VersionStore
 
 
-class Store(
-    CorpusStore, QuestionStore, RunStore, LabelStore, PoolStore, VersionStore, RatingStore
-):
+class Store(CorpusStore, QuestionStore, RunStore, LabelStore, PoolStore, VersionStore, RatingStore):
     """The database of one labelling project."""
 
     def status(self) -> dict:

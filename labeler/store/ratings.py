@@ -384,8 +384,8 @@ class RatingStore(StoreBase):
             conn.execute("DROP TABLE IF EXISTS temp.joined_ratings")
             conn.execute(
                 "CREATE TEMP TABLE joined_ratings AS"
-                " SELECT s.seq, s.line, s.metric, i.pk AS item, s.rater, s.value, s.passed, s.rationale,"
-                " s.extra, r.value AS old_value, r.passed AS old_passed,"
+                " SELECT s.seq, s.line, s.metric, i.pk AS item, s.rater, s.value, s.passed,"
+                " s.rationale, s.extra, r.value AS old_value, r.passed AS old_passed,"
                 " r.rationale AS old_rationale, r.extra AS old_extra, r.rater IS NOT NULL AS known"
                 " FROM staged_ratings s JOIN rating_items i ON i.key = s.item"
                 " LEFT JOIN ratings r ON r.metric = s.metric AND r.item = i.pk"
@@ -466,8 +466,10 @@ class RatingStore(StoreBase):
             if pk is None:
                 msg = f"unknown item {key!r}"
                 raise NotFoundError(msg, field="item")
-            if conn.execute("SELECT 1 FROM rating_metrics WHERE name = ?", (metric,)).fetchone() \
-                    is None:
+            if (
+                conn.execute("SELECT 1 FROM rating_metrics WHERE name = ?", (metric,)).fetchone()
+                is None
+            ):
                 msg = f"unknown metric {metric!r}"
                 raise NotFoundError(msg, field="metric")
             known = conn.execute("SELECT kind FROM raters WHERE name = ?", (rater,)).fetchone()
@@ -556,12 +558,13 @@ class RatingStore(StoreBase):
                 " FROM labels WHERE chunking = :chunking"
             )
         return [
-            tuple(row)
-            for row in self.conn.execute(sql, {"metric": metric, "chunking": chunking})
+            tuple(row) for row in self.conn.execute(sql, {"metric": metric, "chunking": chunking})
         ]
 
     def has_relevance_labels(self, chunking: str) -> bool:
-        return self.scalar("SELECT 1 FROM labels WHERE chunking = ? LIMIT 1", (chunking,)) is not None
+        return (
+            self.scalar("SELECT 1 FROM labels WHERE chunking = ? LIMIT 1", (chunking,)) is not None
+        )
 
     def relevance_adjudications(self, chunking: str) -> dict[str, int]:
         """{report key: grade} of every adjudicated (question, chunk) of the chunking."""

@@ -29,9 +29,11 @@ def _outside_requests(page) -> list[str]:
     seen: list[str] = []
     page.on(
         "request",
-        lambda request: seen.append(request.url)
-        if not request.url.startswith(("http://127.0.0.1", "data:", "blob:"))
-        else None,
+        lambda request: (
+            seen.append(request.url)
+            if not request.url.startswith(("http://127.0.0.1", "data:", "blob:"))
+            else None
+        ),
     )
     return seen
 
@@ -52,8 +54,9 @@ def test_blind_spot_check_by_keys(demo_db, serve, page) -> None:
     assert "You: pass" in reveal
     screenshot(page, "judge-review-revealed")
     with Store(demo_db) as store:
-        given = [r for r in store.item_ratings("Faithfulness", item, "default")
-                 if r["rater"] == "ana"]
+        given = [
+            r for r in store.item_ratings("Faithfulness", item, "default") if r["rater"] == "ana"
+        ]
     assert [(r["value"], r["passed"]) for r in given] == [(1.0, 1)]
     _press(page, "n")
     page.wait_for_function(

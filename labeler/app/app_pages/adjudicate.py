@@ -152,23 +152,52 @@ def toolbar(question: disputes.DisputedQuestion) -> None:
                 type="primary" if value == 2 else "secondary",
                 help="Final grade of the highlighted chunk; then the next unsettled one",
             )
-        st.button("", icon=":material/arrow_upward:", key="adjudicate_key_k", shortcut="k",
-                  on_click=move, args=(-1,), type="tertiary", help="Previous chunk")
-        st.button("", icon=":material/arrow_downward:", key="adjudicate_key_j", shortcut="j",
-                  on_click=move, args=(1,), type="tertiary", help="Next chunk")
-        st.button("Previous", icon=":material/chevron_left:", key="adjudicate_key_p",
-                  shortcut="p", on_click=go_previous)
-        st.button("Next", icon=":material/chevron_right:", icon_position="right",
-                  key="adjudicate_key_n", shortcut="n", on_click=go_next,
-                  help="The next question with a chunk still to settle")
+        st.button(
+            "",
+            icon=":material/arrow_upward:",
+            key="adjudicate_key_k",
+            shortcut="k",
+            on_click=move,
+            args=(-1,),
+            type="tertiary",
+            help="Previous chunk",
+        )
+        st.button(
+            "",
+            icon=":material/arrow_downward:",
+            key="adjudicate_key_j",
+            shortcut="j",
+            on_click=move,
+            args=(1,),
+            type="tertiary",
+            help="Next chunk",
+        )
+        st.button(
+            "Previous",
+            icon=":material/chevron_left:",
+            key="adjudicate_key_p",
+            shortcut="p",
+            on_click=go_previous,
+        )
+        st.button(
+            "Next",
+            icon=":material/chevron_right:",
+            icon_position="right",
+            key="adjudicate_key_n",
+            shortcut="n",
+            on_click=go_next,
+            help="The next question with a chunk still to settle",
+        )
 
 
-def card(question: disputes.DisputedQuestion, index: int, chunk: disputes.DisputedChunk,
-         cursor: int) -> None:
+def card(
+    question: disputes.DisputedQuestion, index: int, chunk: disputes.DisputedChunk, cursor: int
+) -> None:
     with st.container(border=True, key=f"adjudicate_card_{index}"):
         head = f"{index + 1}. {chunk.title or 'Untitled'}"
         state = (
-            f"settled: {chunk.settled} by {chunk.settled_by}" if chunk.settled is not None
+            f"settled: {chunk.settled} by {chunk.settled_by}"
+            if chunk.settled is not None
             else "to settle"
         )
         st.html(
@@ -180,8 +209,7 @@ def card(question: disputes.DisputedQuestion, index: int, chunk: disputes.Disput
         columns = st.columns(len(chunk.votes))
         for column, vote in zip(columns, chunk.votes, strict=True):
             with column, st.container(border=True):
-                st.html(safe_text_html(f"{vote.reviewer}: {vote.label}",
-                                       css_class="lbl-card-head"))
+                st.html(safe_text_html(f"{vote.reviewer}: {vote.label}", css_class="lbl-card-head"))
                 if vote.note:
                     st.text(vote.note)
                 else:
@@ -206,8 +234,11 @@ def render() -> None:
         st.title("Nothing to adjudicate")
         st.write(
             "No chunk has different grades from different reviewers"
-            + (" under these filters." if _pair() or st.session_state.get("adjudicate_tag")
-               else ".")
+            + (
+                " under these filters."
+                if _pair() or st.session_state.get("adjudicate_tag")
+                else "."
+            )
             + " Disagreements appear here as soon as two reviewers grade a chunk differently."
         )
         return

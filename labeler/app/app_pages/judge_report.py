@@ -38,8 +38,8 @@ def _interval(interval, *, percent: bool = False) -> str:
     if interval is None:
         return "no interval"
     if percent:
-        return f"95 % CI {100 * interval[0]:.0f}–{100 * interval[1]:.0f} %"
-    return f"95 % CI {interval[0]:.2f}–{interval[1]:.2f}"
+        return f"95 % CI {100 * interval[0]:.0f}-{100 * interval[1]:.0f} %"
+    return f"95 % CI {interval[0]:.2f}-{interval[1]:.2f}"
 
 
 def _tone(judge) -> str:
@@ -75,8 +75,7 @@ def confusion_chart(judge, scale_labels: list[str]):
     ]
     frame = pd.DataFrame(rows)
     base = alt.Chart(frame).encode(
-        x=alt.X("judge:N", sort=scale_labels, title="judge's verdict",
-                axis=alt.Axis(labelAngle=0)),
+        x=alt.X("judge:N", sort=scale_labels, title="judge's verdict", axis=alt.Axis(labelAngle=0)),
         y=alt.Y("people:N", sort=scale_labels, title="people's verdict"),
     )
     cells = base.mark_rect().encode(
@@ -85,8 +84,11 @@ def confusion_chart(judge, scale_labels: list[str]):
     )
     text = base.mark_text(fontSize=15).encode(
         text="items:Q",
-        color=alt.condition(alt.datum.items > max(1, frame["items"].max() / 2),
-                            alt.value("white"), alt.value("black")),
+        color=alt.condition(
+            alt.datum.items > max(1, frame["items"].max() / 2),
+            alt.value("white"),
+            alt.value("black"),
+        ),
     )
     return (cells + text).properties(width=alt.Step(64), height=alt.Step(44))
 
@@ -96,16 +98,25 @@ def judge_section(report: MetricReport, name: str) -> None:
     st.html(safe_text_html(judge.summary, css_class=f"lbl-verdict {_tone(judge)}"))
     columns = st.columns(5)
     columns[0].metric("Items compared", judge.items)
-    columns[1].metric("Agreement", _pct(judge.agreement),
-                      help=_interval(judge.agreement_ci, percent=True) + " (Wilson)")
+    columns[1].metric(
+        "Agreement",
+        _pct(judge.agreement),
+        help=_interval(judge.agreement_ci, percent=True) + " (Wilson)",
+    )
     kind = "Weighted kappa" if report.scale.kind == "ordinal" else "Cohen's kappa"
-    columns[2].metric(kind, "—" if judge.kappa is None else f"{judge.kappa:.2f}",
-                      help=_interval(judge.kappa_ci) + " (bootstrap)")
+    columns[2].metric(
+        kind,
+        "—" if judge.kappa is None else f"{judge.kappa:.2f}",
+        help=_interval(judge.kappa_ci) + " (bootstrap)",
+    )
     columns[3].metric("Spearman", "—" if judge.spearman is None else f"{judge.spearman:.2f}")
     higher = "passes what people fail" if report.scale.kind != "ordinal" else "grades higher"
-    columns[4].metric("Judge higher / lower", f"{judge.higher} / {judge.lower}",
-                      help=f"Items where the judge {higher}, and the reverse;"
-                      + ("" if judge.bias_p is None else f" sign test p = {judge.bias_p:.3f}"))
+    columns[4].metric(
+        "Judge higher / lower",
+        f"{judge.higher} / {judge.lower}",
+        help=f"Items where the judge {higher}, and the reverse;"
+        + ("" if judge.bias_p is None else f" sign test p = {judge.bias_p:.3f}"),
+    )
     st.caption(
         f"{_interval(judge.agreement_ci, percent=True)} for agreement ·"
         f" {_interval(judge.kappa_ci)} for kappa"
@@ -124,8 +135,8 @@ def judge_section(report: MetricReport, name: str) -> None:
                 "item": item_label(d.item),
                 "question": d.question or "",
                 "people": d.human,
-                "judge": d.judge + (f" ({d.judge_value:g})" if report.scale.kind == "score"
-                                    else ""),
+                "judge": d.judge
+                + (f" ({d.judge_value:g})" if report.scale.kind == "score" else ""),
                 "rationale": d.rationale or "",
             }
             for d in judge.disagreements
@@ -141,8 +152,7 @@ def judge_section(report: MetricReport, name: str) -> None:
             "question": st.column_config.TextColumn("question", width="medium"),
             "people": st.column_config.TextColumn("people", width=60),
             "judge": st.column_config.TextColumn("judge", width=80),
-            "rationale": st.column_config.TextColumn("the judge's rationale (text)",
-                                                     width="large"),
+            "rationale": st.column_config.TextColumn("the judge's rationale (text)", width="large"),
         },
         key=f"judge_report_disagreements_{name}",
     )
@@ -154,9 +164,14 @@ def humans_section(report: MetricReport) -> None:
     if report.humans.pairs:
         st.dataframe(
             pd.DataFrame(
-                [{"reviewers": f"{p.a} · {p.b}", "shared items": p.items,
-                  "kappa": None if p.kappa is None else round(p.kappa, 3)}
-                 for p in report.humans.pairs]
+                [
+                    {
+                        "reviewers": f"{p.a} · {p.b}",
+                        "shared items": p.items,
+                        "kappa": None if p.kappa is None else round(p.kappa, 3),
+                    }
+                    for p in report.humans.pairs
+                ]
             ),
             hide_index=True,
             key="judge_report_pairs",
@@ -191,8 +206,9 @@ def render() -> None:
             st.info("No judge has rated this metric yet.")
         names = list(report.judges)
         if len(names) > 1:
-            chosen = st.segmented_control("Judge", names, key="judge_report_judge",
-                                          default=names[0], required=True)
+            chosen = st.segmented_control(
+                "Judge", names, key="judge_report_judge", default=names[0], required=True
+            )
             names = [chosen or names[0]]
         for name in names:
             judge_section(report, name)

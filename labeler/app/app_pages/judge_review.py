@@ -87,8 +87,9 @@ def give(plan: str, key: str, code: int) -> None:
 
 @safely
 def save_note(plan: str, key: str) -> None:
-    review.save_note(store, plan, key, me, st.session_state.get("judge_note", ""),
-                     chunking=chunking)
+    review.save_note(
+        store, plan, key, me, st.session_state.get("judge_note", ""), chunking=chunking
+    )
     flash("Note saved.")
 
 
@@ -119,8 +120,10 @@ def legend(scale: Scale | None, metric: str | None) -> str:
     if scale is None:
         return ""
     keys = " ".join(f"<kbd>{k}</kbd>" for _, _, k in choices(scale, metric or "") if k)
-    meaning = "your grade" if metric == RELEVANCE else (
-        "pass / fail" if scale.kind != "ordinal" else "your verdict"
+    meaning = (
+        "your grade"
+        if metric == RELEVANCE
+        else ("pass / fail" if scale.kind != "ordinal" else "your verdict")
     )
     return f"{keys} {meaning}<br>"
 
@@ -148,9 +151,7 @@ def sidebar(
 def metric_box(item: review.ReviewItem) -> None:
     with st.container(border=True):
         st.html(
-            safe_text_html(
-                f"{item.metric} · {item.scale.describe()}", css_class="lbl-card-head"
-            )
+            safe_text_html(f"{item.metric} · {item.scale.describe()}", css_class="lbl-card-head")
         )
         if item.definition:
             show_text(item.definition)
@@ -193,8 +194,7 @@ def verdict_buttons(item: review.ReviewItem) -> None:
                 on_click=give,
                 args=(item.plan, item.key, code),
                 disabled=locked,
-                type="primary" if item.mine is not None and item.mine.code == code
-                else "secondary",
+                type="primary" if item.mine is not None and item.mine.code == code else "secondary",
             )
         st.button(
             "Previous",
@@ -241,21 +241,22 @@ def reveal(item: review.ReviewItem) -> None:
             if item.judge.code == item.mine.code:
                 st.html(safe_text_html("✓ Same verdict. " + line, css_class="lbl-agree"))
             else:
-                st.html(safe_text_html("✗ Different verdict. " + line,
-                                       css_class="lbl-disagree"))
+                st.html(safe_text_html("✗ Different verdict. " + line, css_class="lbl-disagree"))
             st.caption("The judge's reasoning (shown as plain text):")
             st.text(item.judge.rationale or "(no rationale given)")
         people = [o for o in item.others if o.kind == "human"]
         if people:
             st.caption(
                 "Other reviewers: "
-                + ", ".join(f"{o.rater} {verdict_name(item.scale, o.code, item.metric)}"
-                            for o in people)
+                + ", ".join(
+                    f"{o.rater} {verdict_name(item.scale, o.code, item.metric)}" for o in people
+                )
             )
         st.session_state.setdefault("judge_note", item.mine.rationale or "")
         st.text_area("Why your verdict? (optional)", key="judge_note", height=70)
-        st.button("Save note", key="judge_note_save", on_click=save_note,
-                  args=(item.plan, item.key))
+        st.button(
+            "Save note", key="judge_note_save", on_click=save_note, args=(item.plan, item.key)
+        )
 
 
 def render() -> None:

@@ -48,8 +48,9 @@ def _optional_text(record: dict, name: str, *, path: Path, line: int) -> str | N
 def _rows(path: Path, options: ReadOptions) -> Iterator[Rating]:
     for line, record in iter_items(path):
         values = {
-            name: as_text(require(record, name, path=path, line=line), path=path, line=line,
-                          field=name)
+            name: as_text(
+                require(record, name, path=path, line=line), path=path, line=line, field=name
+            )
             for name in REQUIRED
             if name != "verdict"
         }

@@ -86,8 +86,9 @@ def _rows(path: Path, document: dict, options: ReadOptions, result: JudgeFile) -
             if repeats[key] > 1:
                 key = f"{key}#{repeats[key]}"
             item = Item(key, question, answer, contexts)
-            output = _number(sample.get("metric_output"), path=path, line=line,
-                             field="metric_output")
+            output = _number(
+                sample.get("metric_output"), path=path, line=line, field="metric_output"
+            )
             prompts = sample.get("prompts") or {}
             if not isinstance(prompts, dict):
                 msg = "expected an object of prompts"

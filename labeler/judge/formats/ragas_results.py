@@ -122,8 +122,7 @@ def _rows(path: Path, options: ReadOptions, result: JudgeFile) -> Iterator[Ratin
             if name not in result.hints:
                 result.hints[name] = MetricHint(scale="score")
                 result.tentative.add(name)
-            yield Rating(line=line, item=item, metric=name, rater=rater, kind="model",
-                         value=value)
+            yield Rating(line=line, item=item, metric=name, rater=rater, kind="model", value=value)
 
 
 def read(path: Path, options: ReadOptions) -> JudgeFile:
