@@ -301,7 +301,14 @@ def check_stored_fit(store: Store, settled: MetricSettled, stored: dict | None) 
 def _staged_rows(
     rows: Iterable[Rating], path: Path, items: list, seen: dict[str, Item]
 ) -> Iterator[tuple]:
-    """Rating rows for the staging table; each item's details collected once in ``items``."""
+    """Rating rows for the staging table; each item's details collected once in ``items``.
+
+    Checked here, as the file streams by, so the error names the very line: an item's details
+    may not contradict an earlier row's, one verdict per (item, metric, rater), one kind per
+    rater.
+    """
+    given: set[tuple[str, str, str]] = set()
+    kinds: dict[str, str] = {}
     for row in rows:
         item = row.item
         first = seen.get(item.key)
@@ -309,12 +316,20 @@ def _staged_rows(
             seen[item.key] = item
             contexts = None if item.contexts is None else json.dumps(list(item.contexts))
             items.append((item.key, row.line, item.question, item.answer, contexts, item.chunk_id))
-        elif first != item:
+        elif first is not item and first != item:
             for name in ("question", "answer", "contexts", "chunk_id"):
                 a, b = getattr(first, name), getattr(item, name)
                 if a is not None and b is not None and a != b:
                     msg = f"item {item.key!r} was given another {name} on an earlier line"
                     raise LabelerError(msg, path=path, line=row.line, field=name)
+        triple = (item.key, row.metric, row.rater)
+        if triple in given:
+            msg = f"{row.rater!r} rates this item on this metric twice in the file"
+            raise LabelerError(msg, path=path, line=row.line, field="rater")
+        given.add(triple)
+        if kinds.setdefault(row.rater, row.kind) != row.kind:
+            msg = f"rater {row.rater!r} is called both a model and a human in this file"
+            raise LabelerError(msg, path=path, line=row.line, field="rater_kind")
         if not math.isfinite(row.value):
             msg = f"expected a number, got {row.value!r}"
             raise LabelerError(msg, path=path, line=row.line, field="verdict")

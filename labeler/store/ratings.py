@@ -258,35 +258,26 @@ class RatingStore(StoreBase):
         _raise_first(self, path, checks)
 
     def check_staged_ratings(self, path: str) -> None:
-        """One verdict per (item, metric, rater) in a file; a rater is a model or a person."""
+        """What only the database can tell: a rater's kind against the stored one, a model
+        named like a reviewer, a relevance rating that is not on a question's chunk. (One
+        verdict per item, metric and rater, and one kind per rater within the file, are
+        checked while the file is read.)"""
         _raise_first(
             self,
             path,
             [
                 (
-                    "SELECT max(line), rater FROM staged_ratings GROUP BY item, metric, rater"
-                    " HAVING count(*) > 1 ORDER BY max(line) LIMIT 1",
-                    (),
-                    "rater",
-                    "{!r} rates this item on this metric twice in the file",
-                ),
-                (
-                    "SELECT max(line), rater FROM staged_ratings GROUP BY rater"
-                    " HAVING count(DISTINCT kind) > 1 ORDER BY max(line) LIMIT 1",
-                    (),
-                    "rater_kind",
-                    "rater {!r} is called both a model and a human in this file",
-                ),
-                (
-                    "SELECT s.line, s.rater FROM staged_ratings s JOIN raters r ON r.name = s.rater"
-                    " WHERE r.kind != s.kind ORDER BY s.line LIMIT 1",
+                    "SELECT min(s.line), s.rater FROM staged_ratings s JOIN raters r"
+                    " ON r.name = s.rater WHERE r.kind != s.kind GROUP BY s.rater"
+                    " ORDER BY 1 LIMIT 1",
                     (),
                     "rater_kind",
                     "rater {!r} is already known with the other kind (model or human)",
                 ),
                 (
-                    "SELECT s.line, s.rater FROM staged_ratings s WHERE s.kind = 'model'"
-                    " AND s.rater IN (SELECT reviewer FROM labels) ORDER BY s.line LIMIT 1",
+                    "SELECT min(s.line), s.rater FROM staged_ratings s WHERE s.kind = 'model'"
+                    " AND s.rater IN (SELECT DISTINCT reviewer FROM labels) GROUP BY s.rater"
+                    " ORDER BY 1 LIMIT 1",
                     (),
                     "rater",
                     "{!r} is a reviewer who grades chunks; a model needs another name",
@@ -345,6 +336,7 @@ class RatingStore(StoreBase):
         stamp = now()
         params = {"chunking": chunking, "at": stamp, "source": source}
         with self.write() as conn:
+            conn.execute("PRAGMA cache_size = -262144")
             items_added = conn.execute(
                 "INSERT INTO rating_items (key, question_id, question, chunking, chunk_id, answer,"
                 " contexts, context_ids, source, created_at, updated_at)"
@@ -389,7 +381,7 @@ class RatingStore(StoreBase):
                 " r.rationale AS old_rationale, r.extra AS old_extra, r.rater IS NOT NULL AS known"
                 " FROM staged_ratings s JOIN rating_items i ON i.key = s.item"
                 " LEFT JOIN ratings r ON r.metric = s.metric AND r.item = i.pk"
-                " AND r.rater = s.rater"
+                " AND r.rater = s.rater ORDER BY s.metric, i.pk, s.rater"
             )
             counts = conn.execute(
                 "SELECT count(*), sum(NOT known), sum(known AND (value IS NOT old_value"
@@ -408,7 +400,9 @@ class RatingStore(StoreBase):
                 "INSERT INTO ratings (metric, item, rater, value, passed, rationale, extra, source,"
                 " created_at, updated_at)"
                 " SELECT metric, item, rater, value, passed, rationale, extra, :source, :at, :at"
-                " FROM joined_ratings WHERE true"
+                " FROM joined_ratings WHERE NOT known OR value IS NOT old_value"
+                " OR passed IS NOT old_passed OR rationale IS NOT old_rationale"
+                " OR extra IS NOT old_extra"
                 " ON CONFLICT (metric, item, rater) DO UPDATE SET value = excluded.value,"
                 " passed = excluded.passed, rationale = excluded.rationale,"
                 " extra = excluded.extra, source = excluded.source,"
