@@ -24,10 +24,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from labeler.judge.importing import import_judgements  # noqa: E402
-from labeler.judge.report import build_report  # noqa: E402
-from labeler.judge.sampling import sample_plan  # noqa: E402
-from labeler.store import Store  # noqa: E402
+from labeler.judge.importing import import_judgements
+from labeler.judge.report import build_report
+from labeler.judge.sampling import sample_plan
+from labeler.store import Store
 
 METRICS = {  # name: (scale, declared)
     "faithfulness": "score",
