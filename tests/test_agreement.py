@@ -5,16 +5,15 @@ worked out by hand."""
 
 import math
 
+import krippendorff  # the test extra: an independent implementation
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import stats as scipy_stats
+from sklearn import metrics as sklearn_metrics
 
 from labeler import agreement
-
-krippendorff = pytest.importorskip("krippendorff")
-sklearn_metrics = pytest.importorskip("sklearn.metrics")
-scipy_stats = pytest.importorskip("scipy.stats")
 
 NAN = math.nan
 

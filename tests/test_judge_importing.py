@@ -527,3 +527,10 @@ def test_unknown_shape_asks_for_the_format(store: Store, tmp_path) -> None:
     path = write_lines(tmp_path / "odd.jsonl", [{"foo": 1}])
     with pytest.raises(LabelerError, match="cannot tell the format"):
         import_judgements(store, path)
+
+
+def test_the_docs_format_table_is_the_registry() -> None:
+    from labeler.judge.formats import formats_table
+    from tests.conftest import REPO
+
+    assert formats_table() in (REPO / "docs" / "judge.md").read_text(encoding="utf-8")

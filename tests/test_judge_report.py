@@ -3,6 +3,8 @@
 import json
 
 import pytest
+from scipy import stats as scipy_stats
+from sklearn import metrics as sklearn_metrics
 
 from labeler import labeling
 from labeler.judge.importing import import_judgements
@@ -15,8 +17,6 @@ from labeler.judge.report import (
 )
 from labeler.judge.scales import Scale
 from labeler.store import Store
-
-sklearn_metrics = pytest.importorskip("sklearn.metrics")
 
 
 def rate(store: Store, tmp_path, records: list[dict], **options) -> None:
@@ -129,7 +129,6 @@ def test_score_metric_threshold_and_lower_is_better(store: Store, tmp_path) -> N
     j = metric_report(store, "Hallucination", resamples=200).judges["J"]
     assert j.agreement == pytest.approx(3 / 4)
     assert j.confusion == ((1, 0), (1, 2))
-    scipy_stats = pytest.importorskip("scipy.stats")
     assert j.spearman == pytest.approx(
         scipy_stats.spearmanr([-0.1, -0.4, -0.9, -0.7], [1, 1, 0, 1]).statistic
     )

@@ -1,13 +1,12 @@
 """``labeler agreement``: reviewers' agreement on relevance grades."""
 
+import krippendorff
 import numpy as np
 import pytest
 
 from labeler import labeling
 from labeler.reviewer_agreement import reviewer_agreement
 from labeler.store import Store
-
-krippendorff = pytest.importorskip("krippendorff")
 
 GRADES = {  # (question, chunk): {reviewer: grade}
     ("q1", "rate-limits"): {"ana": 2, "bo": 2, "cy": 1},
