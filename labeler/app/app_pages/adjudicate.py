@@ -253,6 +253,8 @@ def render() -> None:
         st.html(tags_html(question.tags))
     if found.settled == found.chunks:
         st.success("Every disputed chunk is settled: the next export uses these grades.")
+    elif question.done:
+        st.info("Every disputed chunk of this question is settled: N for the next question.")
     toolbar(question)
     chunk_ids = [c.chunk_id for c in question.chunks]
     st.session_state["adjudicate_chunk_ids"] = chunk_ids

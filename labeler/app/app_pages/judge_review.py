@@ -36,6 +36,9 @@ def verdict_name(scale: Scale, code: int, metric: str) -> str:
     return "pass" if code else "fail"
 
 
+SHORT_GRADES = {2: "answers it", 1: "partly", 0: "not relevant"}
+
+
 def choices(scale: Scale, metric: str) -> list[tuple[int, str, str | None]]:
     """(code, button label, shortcut) for each verdict, best first."""
     found = []
@@ -43,9 +46,9 @@ def choices(scale: Scale, metric: str) -> list[tuple[int, str, str | None]]:
         if scale.kind == "ordinal":
             value = scale.low + code
             key = str(value) if 0 <= value <= 9 else None
-            label = verdict_name(scale, code, metric) if metric == RELEVANCE else str(value)
+            label = SHORT_GRADES[code] if metric == RELEVANCE else str(value)
         else:
-            key, label = str(code), ("1 · pass" if code else "0 · fail")
+            key, label = str(code), ("pass" if code else "fail")
         found.append((code, label, key))
     return found
 
@@ -196,6 +199,7 @@ def verdict_buttons(item: review.ReviewItem) -> None:
                 disabled=locked,
                 type="primary" if item.mine is not None and item.mine.code == code else "secondary",
             )
+    with st.container(horizontal=True, vertical_alignment="center", key="judge_navigation"):
         st.button(
             "Previous",
             icon=":material/chevron_left:",
@@ -289,7 +293,7 @@ def render() -> None:
         )
     with user_errors():
         item = review.open_item(store, plan, key, me, chunking=chunking)
-        left, right = st.columns([3, 2], gap="large")
+        left, right = st.columns([5, 4], gap="large")
         with left:
             show_item(item)
         with right, st.container(key="judge_panel"):
