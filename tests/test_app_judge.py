@@ -178,4 +178,19 @@ def test_report_page_shows_the_sentence_and_the_disagreements(
     frame = at.dataframe[0].value
     assert list(frame["people"]) == ["fail"]
     assert list(frame["rationale"]) == [RATIONALE]
-    assert list(frame["open"]) == ["judge_review?item=ans-1&plan=faith"]
+    assert list(frame["open"]) == ["judge_review?plan=faith&item=ans-1"]
+
+
+def test_an_item_outside_any_plan_opens_from_the_report(planned: Store, monkeypatch) -> None:
+    planned.delete_plan("faith")
+    at = open_page(
+        planned.path, monkeypatch, "judge_review", metric="Faithfulness", item="ans-2", judge="J"
+    )
+    assert "One item of Faithfulness, opened from the judge report" in every_text(at)
+    assert "no" not in [t.value for t in at.text]  # the judge's rationale, still blind
+    at.button(key="judge_key_0").click().run()
+    [mine] = [
+        r for r in planned.item_ratings("Faithfulness", "ans-2", "default") if r["rater"] == "ana"
+    ]
+    assert (mine["value"], mine["passed"]) == (0.0, 0)
+    assert "Same verdict" in every_text(at)

@@ -98,9 +98,19 @@ def test_a_relevance_verdict_is_a_label(planned: Store) -> None:
 
 
 def test_the_judge_cannot_review_itself_and_codes_are_checked(planned: Store) -> None:
-    with pytest.raises(LabelerError, match="'J' is the judge under review"):
+    with pytest.raises(LabelerError, match="'J' is a judge; review under your own name"):
         review.give_verdict(planned, "faith", "ans-1", "J", 1)
     with pytest.raises(LabelerError, match="expected one of fail, pass"):
         review.give_verdict(planned, "faith", "ans-1", "ana", 2)
     with pytest.raises(LabelerError, match="is not in the plan"):
         review.open_item(planned, "faith", "nope", "ana")
+
+
+def test_an_item_opened_on_its_own(planned: Store) -> None:
+    item = review.open_item(planned, None, "ans-2", "ana", metric="Faithfulness")
+    assert (item.plan, item.position, item.total, item.judge.rater) == (None, 1, 1, "J")
+    review.give_verdict(planned, None, "ans-2", "ana", 1, metric="Faithfulness")
+    assert review.open_item(planned, None, "ans-2", "ana", metric="Faithfulness").mine.code == 1
+    assert review.plans_with(planned, "Faithfulness", "ans-2") == ["faith"]
+    with pytest.raises(LabelerError, match="no rating of Faithfulness on the item 'nope'"):
+        review.open_item(planned, None, "nope", "ana", metric="Faithfulness")

@@ -35,7 +35,7 @@ class Verdict:
 
 @dataclass(frozen=True, slots=True)
 class ReviewItem:
-    plan: str
+    plan: str | None  # None: one item opened on its own (from the report)
     position: int
     total: int
     key: str
@@ -77,6 +77,29 @@ def plan_keys(store: Store, name: str) -> list[str]:
     return [row["item"] for row in store.plan_items(name)]
 
 
+def _context(
+    store: Store, plan_name: str | None, metric: str | None, judge: str | None
+) -> tuple[str, str | None]:
+    """(metric, judge) of a plan, or of one item opened with its metric (and judge)."""
+    if plan_name is not None:
+        plan = _plan(store, plan_name)
+        return plan["metric"], plan["judge"]
+    if metric is None:
+        msg = "open an item of a sample plan, or name its metric"
+        raise LabelerError(msg, field="metric")
+    metric_scale(store, metric)  # raises for an unknown metric
+    return metric, judge
+
+
+def plans_with(store: Store, metric: str, key: str) -> list[str]:
+    """The sample plans of ``metric`` that hold the item ``key``."""
+    return [
+        p["name"]
+        for p in store.plans()
+        if p["metric"] == metric and key in plan_keys(store, p["name"])
+    ]
+
+
 def _verdicts(store: Store, metric: str, scale: Scale, key: str, chunking: str) -> list[Verdict]:
     found = []
     for row in store.item_ratings(metric, key, chunking):
@@ -96,21 +119,34 @@ def _verdicts(store: Store, metric: str, scale: Scale, key: str, chunking: str) 
 
 
 def open_item(
-    store: Store, plan_name: str, key: str, reviewer: str, *, chunking: str | None = None
+    store: Store,
+    plan_name: str | None,
+    key: str,
+    reviewer: str,
+    *,
+    metric: str | None = None,
+    judge: str | None = None,
+    chunking: str | None = None,
 ) -> ReviewItem:
-    """One item of a plan as ``reviewer`` sees it."""
+    """One item of a plan as ``reviewer`` sees it; or, with ``plan_name`` None, one item of
+    ``metric`` opened on its own (the report's links), ``judge`` being the one to compare."""
     reviewer = check_reviewer(reviewer)
     chunking = chunking or store.current_chunking()
-    plan = _plan(store, plan_name)
-    keys = plan_keys(store, plan_name)
+    metric, judge_name = _context(store, plan_name, metric, judge)
+    keys = plan_keys(store, plan_name) if plan_name is not None else [key]
     if key not in keys:
         msg = f"item {key!r} is not in the plan {plan_name!r}"
         raise NotFoundError(msg, field="item")
-    metric = plan["metric"]
     scale = metric_scale(store, metric)
     verdicts = _verdicts(store, metric, scale, key, chunking)
+    if plan_name is None and not verdicts:
+        msg = f"no rating of {metric} on the item {key!r}"
+        raise NotFoundError(msg, field="item")
     mine = next((v for v in verdicts if v.rater == reviewer and v.kind == "human"), None)
-    judge = next((v for v in verdicts if v.rater == plan["judge"] and v.kind == "model"), None)
+    models = [v for v in verdicts if v.kind == "model"]
+    if judge_name is None and len(models) == 1:
+        judge_name = models[0].rater
+    judge = next((v for v in models if v.rater == judge_name), None)
     others = tuple(v for v in verdicts if v is not mine and v is not judge)
     stored = store.rating_metrics().get(metric)
     details: dict = {}
@@ -191,21 +227,23 @@ def next_item(
 
 def give_verdict(
     store: Store,
-    plan_name: str,
+    plan_name: str | None,
     key: str,
     reviewer: str,
     code: int,
     *,
+    metric: str | None = None,
+    judge: str | None = None,
     chunking: str | None = None,
 ) -> None:
-    """Record ``reviewer``'s verdict (a category code of the metric's scale) on a plan item."""
+    """Record ``reviewer``'s verdict (a category code of the metric's scale) on a plan item,
+    or, with ``plan_name`` None, on an item of ``metric``."""
     reviewer = check_reviewer(reviewer)
     chunking = chunking or store.current_chunking()
-    plan = _plan(store, plan_name)
-    if reviewer == plan["judge"]:
-        msg = f"{reviewer!r} is the judge under review; review under your own name"
+    metric, judge = _context(store, plan_name, metric, judge)
+    if reviewer == judge or store.raters().get(reviewer) == "model":
+        msg = f"{reviewer!r} is a judge; review under your own name"
         raise LabelerError(msg, field="reviewer")
-    metric = plan["metric"]
     scale = metric_scale(store, metric)
     if not 0 <= code < scale.categories:
         msg = f"expected one of {', '.join(scale.labels)}"
@@ -225,18 +263,18 @@ def give_verdict(
 
 def save_note(
     store: Store,
-    plan_name: str,
+    plan_name: str | None,
     key: str,
     reviewer: str,
     note: str,
     *,
+    metric: str | None = None,
     chunking: str | None = None,
 ) -> None:
     """Why the reviewer decided as they did (after their verdict)."""
     reviewer = check_reviewer(reviewer)
     chunking = chunking or store.current_chunking()
-    plan = _plan(store, plan_name)
-    metric = plan["metric"]
+    metric, _ = _context(store, plan_name, metric, None)
     if metric == RELEVANCE:
         pair = parse_relevance_key(key)
         if pair is None:
@@ -268,6 +306,7 @@ __all__ = [
     "next_item",
     "open_item",
     "plan_keys",
+    "plans_with",
     "progress",
     "save_note",
 ]

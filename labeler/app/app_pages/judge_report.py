@@ -52,16 +52,26 @@ def _tone(judge) -> str:
     return "unsure"
 
 
-def _link(metric: str, item: str) -> str:
-    """Where a disagreement's item opens: the grading page for a (question, chunk) pair, the
-    spot-check page otherwise."""
+def _plan_of(metric: str) -> dict[str, str]:
+    """{item: the first sample plan of ``metric`` that holds it}."""
+    found: dict[str, str] = {}
+    for plan in store.plans():
+        if plan["metric"] == metric:
+            for row in store.plan_items(plan["name"]):
+                found.setdefault(row["item"], plan["name"])
+    return found
+
+
+def _link(metric: str, judge: str, item: str, plans: dict[str, str]) -> str:
+    """Where a disagreement's item opens: the grading page for a (question, chunk) pair; else
+    the spot-check page, in the plan that holds it, or on its own."""
     pair = parse_relevance_key(item) if metric == RELEVANCE else None
     if pair is not None:
         return "label?" + urllib.parse.urlencode({"question": pair[0]})
-    plans = [p["name"] for p in store.plans() if p["metric"] == metric]
-    query = {"item": item}
-    if plans:
-        query["plan"] = plans[0]
+    if item in plans:
+        query = {"plan": plans[item], "item": item}
+    else:
+        query = {"metric": metric, "item": item, "judge": judge}
     return "judge_review?" + urllib.parse.urlencode(query)
 
 
@@ -128,10 +138,11 @@ def judge_section(report: MetricReport, name: str) -> None:
     if not judge.disagreements:
         st.caption("None: the judge matched every human verdict.")
         return
+    plans = _plan_of(report.name)
     frame = pd.DataFrame(
         [
             {
-                "open": _link(report.name, d.item),
+                "open": _link(report.name, name, d.item, plans),
                 "item": item_label(d.item),
                 "question": d.question or "",
                 "people": d.human,

@@ -83,16 +83,24 @@ def go(key: str | None, *, remember: bool = True) -> None:
 
 
 @safely
-def give(plan: str, key: str, code: int) -> None:
-    review.give_verdict(store, plan, key, me, code, chunking=chunking)
+def give(item: review.ReviewItem, code: int) -> None:
+    review.give_verdict(
+        store,
+        item.plan,
+        item.key,
+        me,
+        code,
+        metric=item.metric,
+        chunking=chunking,
+        judge=item.judge.rater if item.judge else None,
+    )
     st.session_state["judge_unlocked"] = None
 
 
 @safely
-def save_note(plan: str, key: str) -> None:
-    review.save_note(
-        store, plan, key, me, st.session_state.get("judge_note", ""), chunking=chunking
-    )
+def save_note(item: review.ReviewItem) -> None:
+    note = st.session_state.get("judge_note", "")
+    review.save_note(store, item.plan, item.key, me, note, metric=item.metric, chunking=chunking)
     flash("Note saved.")
 
 
@@ -166,7 +174,10 @@ def metric_box(item: review.ReviewItem) -> None:
 
 
 def show_item(item: review.ReviewItem) -> None:
-    st.caption(f"Item {item.position} of {item.total} · {item.plan}")
+    if item.plan is None:
+        st.caption(f"One item of {item.metric}, opened from the judge report")
+    else:
+        st.caption(f"Item {item.position} of {item.total} · {item.plan}")
     if item.question:
         st.html(safe_text_html(item.question, css_class="lbl-question"))
     if item.chunk_text is not None:
@@ -195,30 +206,20 @@ def verdict_buttons(item: review.ReviewItem) -> None:
                 key=f"judge_key_{code}",
                 shortcut=key,
                 on_click=give,
-                args=(item.plan, item.key, code),
+                args=(item, code),
                 disabled=locked,
                 type="primary" if item.mine is not None and item.mine.code == code else "secondary",
             )
     with st.container(horizontal=True, vertical_alignment="center", key="judge_navigation"):
-        st.button(
-            "Previous",
-            icon=":material/chevron_left:",
-            key="judge_key_p",
-            shortcut="p",
-            on_click=go_previous,
-            args=(item.plan,),
-        )
-        st.button(
-            "Next",
-            icon=":material/chevron_right:",
-            icon_position="right",
-            key="judge_key_n",
-            shortcut="n",
-            on_click=go_next,
-            args=(item.plan,),
-            type="primary" if item.revealed else "secondary",
-            help="The next item you have not reviewed",
-        )
+        if item.plan is None:
+            st.page_link(
+                "app_pages/judge_report.py",
+                label="Back to the judge report",
+                icon=":material/arrow_back:",
+                query_params={"metric": item.metric},
+            )
+        else:
+            navigation(item)
         if locked:
             st.button(
                 "Change my verdict",
@@ -228,6 +229,28 @@ def verdict_buttons(item: review.ReviewItem) -> None:
                 args=(item.key,),
                 help="You have seen the judge's verdict; a change is kept in the history",
             )
+
+
+def navigation(item: review.ReviewItem) -> None:
+    st.button(
+        "Previous",
+        icon=":material/chevron_left:",
+        key="judge_key_p",
+        shortcut="p",
+        on_click=go_previous,
+        args=(item.plan,),
+    )
+    st.button(
+        "Next",
+        icon=":material/chevron_right:",
+        icon_position="right",
+        key="judge_key_n",
+        shortcut="n",
+        on_click=go_next,
+        args=(item.plan,),
+        type="primary" if item.revealed else "secondary",
+        help="The next item you have not reviewed",
+    )
 
 
 def reveal(item: review.ReviewItem) -> None:
@@ -258,13 +281,37 @@ def reveal(item: review.ReviewItem) -> None:
             )
         st.session_state.setdefault("judge_note", item.mine.rationale or "")
         st.text_area("Why your verdict? (optional)", key="judge_note", height=70)
-        st.button(
-            "Save note", key="judge_note_save", on_click=save_note, args=(item.plan, item.key)
+        st.button("Save note", key="judge_note_save", on_click=save_note, args=(item,))
+
+
+def render_single(metric: str, key: str) -> None:
+    """One item opened from the judge report, outside any sample plan: still blind."""
+    with user_errors():
+        item = review.open_item(
+            store,
+            None,
+            key,
+            me,
+            metric=metric,
+            judge=st.query_params.get("judge"),
+            chunking=chunking,
         )
+        left, right = st.columns([5, 4], gap="large")
+        with left:
+            show_item(item)
+        with right, st.container(key="judge_panel"):
+            metric_box(item)
+            verdict_buttons(item)
+            reveal(item)
+        sidebar(None, item.scale, item.metric)
 
 
 def render() -> None:
     st.html(STYLE)
+    single = st.query_params.get("metric")
+    if single and st.query_params.get("item") and not st.query_params.get("plan"):
+        render_single(single, st.query_params["item"])
+        return
     plan = current_plan()
     if plan is None:
         sidebar(None)
