@@ -555,6 +555,17 @@ class RatingStore(StoreBase):
             tuple(row) for row in self.conn.execute(sql, {"metric": metric, "chunking": chunking})
         ]
 
+    def ratings_revision(self) -> tuple:
+        """Changes whenever a rating, a label, an adjudication or a metric changes: the key
+        under which a face may cache a report (label_events and rating_events only grow)."""
+        return tuple(
+            self.conn.execute(
+                "SELECT (SELECT max(id) FROM rating_events), (SELECT max(id) FROM label_events),"
+                " (SELECT max(updated_at) FROM rating_metrics), (SELECT count(*) FROM ratings),"
+                " (SELECT max(updated_at) FROM ratings)"
+            ).fetchone()
+        )
+
     def has_relevance_labels(self, chunking: str) -> bool:
         return (
             self.scalar("SELECT 1 FROM labels WHERE chunking = ? LIMIT 1", (chunking,)) is not None

@@ -11,7 +11,7 @@ import urllib.parse
 import pandas as pd
 import streamlit as st
 
-from labeler.app.state import get_store, user_errors
+from labeler.app.state import db_path, get_store, user_errors
 from labeler.app.widgets import safe_text_html
 from labeler.judge.render import item_label
 from labeler.judge.report import MetricReport, metric_report, report_metrics
@@ -28,6 +28,16 @@ STYLE = """<style>
 .lbl-verdict.bad { border-color: #c92a2a; background: #fff5f5; }
 .lbl-verdict.unsure { border-color: #e67700; background: #fff9db; }
 </style>"""
+
+
+@st.cache_data(max_entries=16, show_spinner="Computing the report (bootstrap intervals)...")
+def cached_report(path: str, metric: str, chunking: str, revision: tuple) -> MetricReport:
+    """The report of one metric, computed again only when a rating, a label or an
+    adjudication changed (``revision``): a large project's bootstrap takes seconds."""
+    from labeler.store import Store
+
+    with Store(path) as opened:
+        return metric_report(opened, metric, chunking=chunking)
 
 
 def _pct(value: float | None) -> str:
@@ -204,7 +214,7 @@ def render() -> None:
         st.session_state["judge_report_metric"] = wanted
     metric = st.selectbox("Metric", metrics, key="judge_report_metric")
     with user_errors():
-        report = metric_report(store, metric, chunking=chunking)
+        report = cached_report(db_path(), metric, chunking, store.ratings_revision())
         scale = report.scale.spec
         if report.scale.kind == "score":
             scale += f", passes at {report.scale.pass_when} {report.scale.threshold:g}"
