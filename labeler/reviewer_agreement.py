@@ -97,9 +97,23 @@ class ReviewerAgreement:
             "questions_shared": self.overall.questions,
             "by_tag": {t: g.as_dict() for t, g in self.by_tag.items()},
             "pairs": [p.as_dict() for p in self.pairs],
+            "matrix": self.matrix(),
             "most_disagreement": [q.as_dict() for q in self.questions],
             "summary": self.summary,
         }
+
+    def matrix(self) -> dict:
+        """The pairs as square matrices over ``reviewers``: shared chunks, and weighted kappa
+        (null below MIN_PAIR_ITEMS shared chunks, and on the diagonal)."""
+        index = {r: i for i, r in enumerate(self.reviewers)}
+        size = len(self.reviewers)
+        items = [[0] * size for _ in range(size)]
+        kappa: list[list[float | None]] = [[None] * size for _ in range(size)]
+        for p in self.pairs:
+            a, b = index[p.a], index[p.b]
+            items[a][b] = items[b][a] = p.items
+            kappa[a][b] = kappa[b][a] = p.kappa
+        return {"reviewers": list(self.reviewers), "items": items, "kappa": kappa}
 
 
 def _alpha(grades: dict[tuple[str, str], dict[str, int]]) -> GroupAlpha:

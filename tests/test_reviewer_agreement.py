@@ -62,3 +62,10 @@ def test_by_tag_and_a_tag_filter(graded: Store) -> None:
     only = reviewer_agreement(graded, tag="paging")
     assert only.overall.items == 2
     assert [q.question_id for q in only.questions] == ["q2"]
+
+
+def test_the_pairwise_matrix(graded: Store) -> None:
+    matrix = reviewer_agreement(graded).matrix()
+    assert matrix["reviewers"] == ["ana", "bo", "cy"]
+    assert matrix["items"] == [[0, 4, 3], [4, 0, 2], [3, 2, 0]]
+    assert matrix["kappa"][0][1] is None  # 4 shared chunks: too few for a kappa

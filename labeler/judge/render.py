@@ -161,20 +161,21 @@ def render_agreement(found: ReviewerAgreement, *, markdown: bool = False) -> str
     ]
     lines += _table(["scope", "alpha", "shared chunks", "questions"], rows, markdown=markdown)
     if found.pairs:
-        lines.append("")
-        lines += _table(
-            ["reviewers", "shared chunks", "same grade", "kappa"],
-            [
-                [
-                    f"{p.a} · {p.b}",
-                    str(p.items),
-                    "—" if p.agreement is None else f"{100 * p.agreement:.0f} %",
-                    _num(p.kappa),
-                ]
-                for p in found.pairs
-            ],
-            markdown=markdown,
-        )
+        matrix = found.matrix()
+        names = matrix["reviewers"]
+        lines += ["", "Reviewer pairs: weighted kappa (shared chunks); kappa from 10 shared chunks"]
+        rows = []
+        for i, name in enumerate(names):
+            cells = []
+            for j in range(len(names)):
+                if i == j:
+                    cells.append("")
+                elif matrix["items"][i][j]:
+                    cells.append(f"{_num(matrix['kappa'][i][j])} ({matrix['items'][i][j]})")
+                else:
+                    cells.append("-")
+            rows.append([name, *cells])
+        lines += _table(["", *names], rows, markdown=markdown)
     if found.questions:
         lines += ["", "Questions with the most disagreement:"]
         lines += _table(
