@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -449,7 +449,6 @@ def import_judgements(
     )
 
 
-ReaderFn = Callable[[Path, ReadOptions], JudgeFile]
 
 __all__ = [
     "KINDS",
@@ -460,7 +459,6 @@ __all__ = [
     "MetricSettled",
     "Rating",
     "ReadOptions",
-    "ReaderFn",
     "answer_key",
     "check_kind",
     "check_stored_fit",

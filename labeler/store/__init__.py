@@ -6,6 +6,7 @@ migrated on the spot, WAL is on, and writers wait on a busy timeout instead of f
 
 from labeler.store.corpus import CorpusStore, fts_terms
 from labeler.store.labels import EVERYONE, LabelStore, check_reviewer
+from labeler.store.plans import PlanStore
 from labeler.store.pool import PoolStore
 from labeler.store.questions import QuestionStore
 from labeler.store.ratings import RatingStore
@@ -13,7 +14,16 @@ from labeler.store.runs import RunStore
 from labeler.store.versions import VersionStore
 
 
-class Store(CorpusStore, QuestionStore, RunStore, LabelStore, PoolStore, VersionStore, RatingStore):
+class Store(
+    CorpusStore,
+    QuestionStore,
+    RunStore,
+    LabelStore,
+    PoolStore,
+    VersionStore,
+    RatingStore,
+    PlanStore,
+):
     """The database of one labelling project."""
 
     def status(self) -> dict:

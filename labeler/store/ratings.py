@@ -592,23 +592,6 @@ class RatingStore(StoreBase):
             )
         }
 
-    def rated_plan_items(self, plan: str, metric: str, rater: str, chunking: str) -> set[str]:
-        """The items of a plan that ``rater`` has rated on its metric (labels for relevance)."""
-        if metric == RELEVANCE:
-            sql = (
-                "SELECT p.item FROM judge_plan_items p JOIN labels l"
-                " ON l.chunking = :chunking AND l.reviewer = :rater"
-                " AND json_array(l.question_id, l.chunk_id) = p.item WHERE p.plan = :plan"
-            )
-        else:
-            sql = (
-                "SELECT p.item FROM judge_plan_items p JOIN rating_items i ON i.key = p.item"
-                " JOIN ratings r ON r.item = i.pk AND r.metric = :metric AND r.rater = :rater"
-                " WHERE p.plan = :plan"
-            )
-        params = {"plan": plan, "metric": metric, "rater": rater, "chunking": chunking}
-        return {row[0] for row in self.conn.execute(sql, params)}
-
     def rating_items_by_key(self, keys: Sequence[str]) -> dict[str, dict]:
         """What an item shows: key, question (id and text), chunk id and text, answer,
         contexts (texts) and context ids."""
@@ -656,56 +639,6 @@ class RatingStore(StoreBase):
                 "SELECT id, text FROM questions WHERE id IN (SELECT value FROM json_each(?))",
                 (json.dumps(list(ids)),),
             )
-        )
-
-    # sample plans -----------------------------------------------------------------------------
-
-    def save_plan(
-        self,
-        name: str,
-        *,
-        metric: str,
-        judge: str,
-        seed: int,
-        per_stratum: int,
-        disagreements: bool,
-        created_by: str | None,
-        items: Sequence[tuple[str, str, str]],
-    ) -> None:
-        """Store a sample plan: (item key, stratum, reason) in review order."""
-        with self.write() as conn:
-            conn.execute(
-                "INSERT INTO judge_plans (name, metric, judge, seed, per_stratum, disagreements,"
-                " created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (name, metric, judge, seed, per_stratum, int(disagreements), created_by, now()),
-            )
-            conn.executemany(
-                "INSERT INTO judge_plan_items (plan, position, item, stratum, reason)"
-                " VALUES (?, ?, ?, ?, ?)",
-                [(name, i, *row) for i, row in enumerate(items, start=1)],
-            )
-
-    def delete_plan(self, name: str) -> None:
-        """Drop a plan (not the ratings given while following it: those are labels)."""
-        with self.write() as conn:
-            conn.execute("DELETE FROM judge_plan_items WHERE plan = ?", (name,))
-            conn.execute("DELETE FROM judge_plans WHERE name = ?", (name,))
-
-    def plan(self, name: str) -> dict | None:
-        rows = self.query("SELECT * FROM judge_plans WHERE name = ?", (name,))
-        return rows[0] if rows else None
-
-    def plans(self) -> list[dict]:
-        return self.query(
-            "SELECT p.*, (SELECT count(*) FROM judge_plan_items WHERE plan = p.name) AS items"
-            " FROM judge_plans p ORDER BY p.created_at, p.name"
-        )
-
-    def plan_items(self, name: str) -> list[dict]:
-        return self.query(
-            "SELECT position, item, stratum, reason FROM judge_plan_items WHERE plan = ?"
-            " ORDER BY position",
-            (name,),
         )
 
 
