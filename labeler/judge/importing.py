@@ -449,7 +449,6 @@ def import_judgements(
     )
 
 
-
 __all__ = [
     "KINDS",
     "Item",
