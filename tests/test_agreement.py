@@ -251,3 +251,16 @@ def test_sign_test_by_hand() -> None:
     assert agreement.sign_test(3, 3) == 1.0
     assert agreement.sign_test(0, 0) is None
     assert agreement.sign_test(13, 3) == pytest.approx(scipy_stats.binomtest(3, 16).pvalue)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=1, max_size=60))
+def test_kappa_is_symmetric_and_at_most_one(pairs) -> None:
+    a, b = [x for x, _ in pairs], [y for _, y in pairs]
+    for weights in ("nominal", "quadratic"):
+        ab = agreement.cohen_kappa(a, b, categories=4, weights=weights)
+        ba = agreement.cohen_kappa(b, a, categories=4, weights=weights)
+        assert (ab is None) == (ba is None)
+        if ab is not None:
+            assert ab == pytest.approx(ba)
+            assert ab <= 1 + 1e-12
