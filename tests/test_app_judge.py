@@ -194,3 +194,16 @@ def test_an_item_outside_any_plan_opens_from_the_report(planned: Store, monkeypa
     ]
     assert (mine["value"], mine["passed"]) == (0.0, 0)
     assert "Same verdict" in every_text(at)
+
+
+def test_names_from_files_are_shown_as_text(planned: Store, monkeypatch) -> None:
+    """A plan or metric name is untrusted too: escaped HTML, never markdown."""
+    name = "![x](http://example.invalid/p.png) <b>plan</b>"
+    sample_plan(planned, "Faithfulness", per_stratum=5, seed=0, name=name)
+    at = open_page(planned.path, monkeypatch, "judge_review", plan=name, item="ans-1")
+    bodies = [h.proto.body for h in at.html]
+    assert any(
+        "&lt;b&gt;plan&lt;/b&gt;" in b and "![x](http://example.invalid" in b for b in bodies
+    )
+    assert not any("example.invalid" in m.value for m in at.markdown)
+    assert not any("example.invalid" in c.value for c in at.caption)

@@ -16,6 +16,7 @@ from labeler.app.state import flash, get_store, reviewer, safely
 from labeler.app.widgets import safe_text_html, show_text, tags_html
 from labeler.models import GRADE_LABELS, Grade
 
+STYLE = "<style>.lbl-caption { font-size: 0.875rem; color: rgba(49, 51, 63, 0.6); }</style>"
 store = get_store()
 me = reviewer()
 chunking = store.current_chunking()
@@ -99,7 +100,7 @@ def settle_current(grade: int) -> None:
     st.session_state["adjudicate_cursor"] = next(
         (i for i in order if chunk_ids[i] not in settled), cursor
     )
-    flash(f"Final grade {grade} recorded for {chunk_ids[cursor]}.")
+    flash(f"Final grade {grade} recorded.")
 
 
 @safely
@@ -227,6 +228,7 @@ def card(
 
 
 def render() -> None:
+    st.html(STYLE)
     found = load()
     sidebar(found)
     question = current(found)
@@ -244,9 +246,12 @@ def render() -> None:
         return
     ids = [q.question_id for q in found.questions]
     position = ids.index(question.question_id) + 1
-    st.caption(
-        f"Question {question.question_id} · {position} of {len(ids)} with disputes ·"
-        f" {question.settled} of {len(question.chunks)} chunks settled"
+    st.html(
+        safe_text_html(
+            f"Question {question.question_id} · {position} of {len(ids)} with disputes ·"
+            f" {question.settled} of {len(question.chunks)} chunks settled",
+            css_class="lbl-caption",
+        )
     )
     st.html(safe_text_html(question.text, css_class="lbl-question"))
     if question.tags:

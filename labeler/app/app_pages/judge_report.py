@@ -141,9 +141,13 @@ def judge_section(report: MetricReport, name: str) -> None:
         f"{_interval(judge.agreement_ci, percent=True)} for agreement ·"
         f" {_interval(judge.kappa_ci)} for kappa"
     )
-    st.markdown("**Confusion** (rows: people's verdict, columns: the judge's)")
-    if judge.items:
-        st.altair_chart(confusion_chart(judge, list(judge.labels)), width="content")
+    left, right = st.columns([2, 3], gap="large")
+    with left:
+        st.markdown("**Confusion** (rows: people's verdict, columns: the judge's)")
+        if judge.items:
+            st.altair_chart(confusion_chart(judge, list(judge.labels)), width="content")
+    with right:
+        humans_section(report)
     st.markdown(f"**Disagreements** ({len(judge.disagreements)}), the largest first")
     if not judge.disagreements:
         st.caption("None: the judge matched every human verdict.")
@@ -180,7 +184,7 @@ def judge_section(report: MetricReport, name: str) -> None:
 
 
 def humans_section(report: MetricReport) -> None:
-    st.subheader("Agreement among people")
+    st.markdown("**Agreement among people** (is their verdict a truth to measure against?)")
     st.html(safe_text_html(report.humans.summary, css_class="lbl-verdict"))
     if report.humans.pairs:
         st.dataframe(
@@ -227,13 +231,12 @@ def render() -> None:
             st.info("No judge has rated this metric yet.")
         names = list(report.judges)
         if len(names) > 1:
-            chosen = st.segmented_control(
-                "Judge", names, key="judge_report_judge", default=names[0], required=True
-            )
+            chosen = st.selectbox("Judge", names, key="judge_report_judge")
             names = [chosen or names[0]]
         for name in names:
             judge_section(report, name)
-        humans_section(report)
+        if not report.judges:
+            humans_section(report)
 
 
 render()

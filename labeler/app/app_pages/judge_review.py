@@ -22,10 +22,16 @@ chunking = store.current_chunking()
 
 STYLE = """<style>
 .lbl-agree { background: #e6f4ea; color: #14532d; padding: 6px 10px; border-radius: 6px; }
+.lbl-caption { font-size: 0.875rem; color: rgba(49, 51, 63, 0.6); }
 .lbl-disagree { background: #fdecea; color: #7f1d1d; padding: 6px 10px; border-radius: 6px; }
 div[data-testid="stColumn"]:has(.st-key-judge_panel) {
     position: sticky; top: 4rem; align-self: flex-start; }
 </style>"""
+
+
+def plain_caption(text: str) -> None:
+    """A caption holding names from files (metrics, plans, reviewers): escaped, never markdown."""
+    st.html(safe_text_html(text, css_class="lbl-caption"))
 
 
 def verdict_name(scale: Scale, code: int, metric: str) -> str:
@@ -175,9 +181,9 @@ def metric_box(item: review.ReviewItem) -> None:
 
 def show_item(item: review.ReviewItem) -> None:
     if item.plan is None:
-        st.caption(f"One item of {item.metric}, opened from the judge report")
+        plain_caption(f"One item of {item.metric}, opened from the judge report")
     else:
-        st.caption(f"Item {item.position} of {item.total} · {item.plan}")
+        plain_caption(f"Item {item.position} of {item.total} · {item.plan}")
     if item.question:
         st.html(safe_text_html(item.question, css_class="lbl-question"))
     if item.chunk_text is not None:
@@ -273,7 +279,7 @@ def reveal(item: review.ReviewItem) -> None:
             st.text(item.judge.rationale or "(no rationale given)")
         people = [o for o in item.others if o.kind == "human"]
         if people:
-            st.caption(
+            plain_caption(
                 "Other reviewers: "
                 + ", ".join(
                     f"{o.rater} {verdict_name(item.scale, o.code, item.metric)}" for o in people
