@@ -63,7 +63,7 @@ def get_format(name: str) -> JudgeFormat:
 
 
 def _first_record(path: Path) -> dict | None:
-    from labeler.importers.matching import iter_items
+    from labeler.readers import iter_items
 
     for _, record in iter_items(path):
         return record

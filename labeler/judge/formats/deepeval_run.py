@@ -19,9 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from labeler.errors import LabelerError
-from labeler.importers.matching import iter_items
 from labeler.judge.importing import Item, JudgeFile, MetricHint, Rating, ReadOptions, answer_key
-from labeler.readers import first_of, json_file
+from labeler.readers import as_score, first_of, iter_items, json_file
 
 DEFAULT_JUDGE = "deepeval"
 
@@ -41,13 +40,6 @@ def _contexts(value: object, *, path: Path, line: int) -> tuple[str, ...] | None
             raise LabelerError(msg, path=path, line=line, field="retrievalContext")
         texts.append(entry)
     return tuple(texts)
-
-
-def _number(value: object, *, path: Path, line: int, field: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        msg = f"expected a number, got {value!r}"
-        raise LabelerError(msg, path=path, line=line, field=field)
-    return float(value)
 
 
 class _Directions:
@@ -111,12 +103,12 @@ def _rows(path: Path, options: ReadOptions, result: JudgeFile) -> Iterator[Ratin
             if entry.get("error") or entry.get("score") is None:
                 result.skip("metric results with an error or no score")
                 continue
-            score = _number(entry["score"], path=path, line=line, field="score")
+            score = as_score(entry["score"], path=path, line=line, field="score")
             threshold = entry.get("threshold")
             success = entry.get("success")
             hint = result.hints.setdefault(name, MetricHint(scale="score"))
             if threshold is not None:
-                threshold = _number(threshold, path=path, line=line, field="threshold")
+                threshold = as_score(threshold, path=path, line=line, field="threshold")
                 if hint.threshold is None:
                     hint.threshold = threshold
                 if isinstance(success, bool):

@@ -17,7 +17,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from labeler.errors import LabelerError
-from labeler.importers.matching import iter_items, parse_list
 from labeler.judge.importing import (
     Item,
     JudgeFile,
@@ -28,7 +27,7 @@ from labeler.judge.importing import (
     chunk_key,
 )
 from labeler.judge.scales import parse_verdict
-from labeler.readers import as_text, require
+from labeler.readers import as_text, as_texts, iter_items, require
 
 REQUIRED = ("metric", "rater", "rater_kind", "verdict")
 OPTIONAL = ("question", "answer", "contexts", "chunk_id", "rationale")
@@ -74,7 +73,7 @@ def _item(record: dict, path: Path, line: int, seen: dict) -> Item:
     contexts = (
         None
         if raw[3] in (None, "")
-        else tuple(parse_list(raw[3], path=path, line=line, field="contexts"))
+        else tuple(as_texts(raw[3], path=path, line=line, field="contexts"))
     )
     chunk_id = (_optional_text(record, "chunk_id", path=path, line=line) or "").strip() or None
     key = (_optional_text(record, "item", path=path, line=line) or "").strip()

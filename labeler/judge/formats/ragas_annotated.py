@@ -25,9 +25,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from labeler.errors import LabelerError
-from labeler.importers.matching import iter_items, parse_list
 from labeler.judge.importing import Item, JudgeFile, MetricHint, Rating, ReadOptions, answer_key
-from labeler.readers import json_file
+from labeler.readers import as_bool, as_score, as_texts, iter_items, json_file
 
 DEFAULT_JUDGE = "ragas"
 DEFAULT_REVIEWER = "ragas-annotator"
@@ -39,15 +38,6 @@ def looks_annotated(value: object) -> bool:
         and bool(value)
         and all(isinstance(s, dict) and "metric_output" in s for s in value)
     )
-
-
-def _number(value: object, *, path: Path, line: int, field: str) -> float:
-    if isinstance(value, bool):
-        return float(value)
-    if not isinstance(value, (int, float)):
-        msg = f"expected a number, got {value!r}"
-        raise LabelerError(msg, path=path, line=line, field=field)
-    return float(value)
 
 
 def _reason(output: object) -> str | None:
@@ -79,14 +69,14 @@ def _rows(path: Path, document: dict, options: ReadOptions, result: JudgeFile) -
             contexts = (
                 None
                 if contexts is None
-                else tuple(parse_list(contexts, path=path, line=line, field="retrieved_contexts"))
+                else tuple(as_texts(contexts, path=path, line=line, field="retrieved_contexts"))
             )
             key = answer_key(question, answer, contexts)
             repeats[key] = repeats.get(key, 0) + 1
             if repeats[key] > 1:
                 key = f"{key}#{repeats[key]}"
             item = Item(key, question, answer, contexts)
-            output = _number(
+            output = as_score(
                 sample.get("metric_output"), path=path, line=line, field="metric_output"
             )
             prompts = sample.get("prompts") or {}
@@ -105,13 +95,12 @@ def _rows(path: Path, document: dict, options: ReadOptions, result: JudgeFile) -
                 rationale=_reason(single.get("prompt_output")) if single else None,
                 extra={"metric_input": inputs, "prompts": prompts},
             )
-            accepted = sample.get("is_accepted")
-            if not isinstance(accepted, bool):
-                msg = f"expected true or false, got {accepted!r}"
-                raise LabelerError(msg, path=path, line=line, field="is_accepted")
+            if sample.get("is_accepted") is None:
+                raise LabelerError("missing", path=path, line=line, field="is_accepted")
+            accepted = as_bool(sample["is_accepted"], path=path, line=line, field="is_accepted")
             target = sample.get("target")
             if target is not None:
-                verdict = _number(target, path=path, line=line, field="target")
+                verdict = as_score(target, path=path, line=line, field="target")
             elif accepted:
                 verdict = output
             elif binary:

@@ -18,9 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from labeler.errors import LabelerError
-from labeler.importers.matching import iter_items, parse_list
 from labeler.judge.importing import Item, JudgeFile, MetricHint, Rating, ReadOptions, answer_key
-from labeler.readers import as_text, first_of
+from labeler.readers import as_text, as_texts, first_of, iter_items
 
 DEFAULT_JUDGE = "ragas"
 QUESTION_FIELDS = ("user_input", "question")
@@ -96,9 +95,7 @@ def _rows(path: Path, options: ReadOptions, result: JudgeFile) -> Iterator[Ratin
         answer = None if field is None else as_text(answer, path=path, line=line, field=field)
         field, contexts = first_of(record, CONTEXT_FIELDS)
         contexts = (
-            None
-            if field is None
-            else tuple(parse_list(contexts, path=path, line=line, field=field))
+            None if field is None else tuple(as_texts(contexts, path=path, line=line, field=field))
         )
         if metrics is None:
             metrics = [name for name in record if name not in SAMPLE_FIELDS]
