@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from labeler.exporters.consensus import adjudicate, consensus
+from labeler.exporters.consensus import consensus
 from labeler.models import GRADE_LABELS, Grade
 from labeler.store import Store, check_reviewer
 
@@ -155,9 +155,15 @@ def settle(
     note: str | None = None,
     chunking: str | None = None,
 ) -> int | None:
-    """Record the lead's final grade (None withdraws it); returns the previous one."""
+    """Record the lead's final grade (None withdraws it); returns the previous one.
+
+    The same write as ``labeler adjudicate`` (the store's ``set_adjudication``, kept in the
+    label history), called directly so this module does not depend on where the labelling
+    core's one-line wrapper lives (``exporters.consensus`` on main, ``labeling`` once the
+    faces work lands)."""
     lead = check_reviewer(lead)
-    return adjudicate(store, question_id, chunk_id, grade, lead, note=note, chunking=chunking)
+    chunking = chunking or store.current_chunking()
+    return store.set_adjudication(question_id, chunking, chunk_id, grade, lead, note=note)
 
 
 __all__ = ["DisputedChunk", "DisputedQuestion", "Disputes", "Vote", "disputes", "settle"]
