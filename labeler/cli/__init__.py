@@ -5,7 +5,7 @@ Each command parses its options, calls one core function and formats the result.
 Commands live in modules by theme; importing them registers them on the group.
 """
 
-from labeler.cli import corpus, evaluate, judge, serve, testsets  # noqa: F401  (registers commands)
+from labeler.cli import corpus, evaluate, judge, remap, serve, testsets  # noqa: F401  (registers)
 from labeler.cli.base import main
 
 __all__ = ["main"]

@@ -10,6 +10,7 @@ from labeler.store.plans import PlanStore
 from labeler.store.pool import PoolStore
 from labeler.store.questions import QuestionStore
 from labeler.store.ratings import RatingStore
+from labeler.store.remap import RemapStore
 from labeler.store.runs import RunStore
 from labeler.store.versions import VersionStore
 
@@ -23,6 +24,7 @@ class Store(
     VersionStore,
     RatingStore,
     PlanStore,
+    RemapStore,
 ):
     """The database of one labelling project."""
 

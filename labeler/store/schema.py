@@ -346,3 +346,57 @@ def ratings(db: sqlite_utils.Database) -> None:
         );
         """
     )
+
+
+@migrations(name="0006_remap")
+def remap(db: sqlite_utils.Database) -> None:
+    """Carrying labels from one chunking to another: each remap, and every mapping it made.
+
+    A mapping is one (label, new chunk) pair with the evidence behind it and the rule's
+    decision; the old labels are never touched, so a remap can be redone. A proposal sent to
+    the review queue keeps the reviewer's decision on the same row.
+    """
+    db.executescript(
+        """
+        CREATE TABLE remaps (
+            from_chunking TEXT NOT NULL,
+            to_chunking TEXT NOT NULL,
+            min_coverage REAL NOT NULL,
+            counts TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            PRIMARY KEY (from_chunking, to_chunking)
+        );
+
+        -- new_chunk_id is '' for a lost label. grade is what the mapping carries (applied) or
+        -- proposes (queued). applied_at is the updated_at the remap gave the label it wrote,
+        -- so a later remap can tell a label nobody touched since from one a reviewer changed.
+        CREATE TABLE remap_mappings (
+            from_chunking TEXT NOT NULL,
+            to_chunking TEXT NOT NULL,
+            kind TEXT NOT NULL CHECK (kind IN ('label', 'adjudication')),
+            question_id TEXT NOT NULL,
+            reviewer TEXT NOT NULL,
+            old_chunk_id TEXT NOT NULL,
+            new_chunk_id TEXT NOT NULL,
+            old_grade INTEGER NOT NULL CHECK (old_grade IN (0, 1, 2)),
+            grade INTEGER NOT NULL CHECK (grade IN (0, 1, 2)),
+            note TEXT,
+            method TEXT CHECK (method IN ('identical', 'offsets', 'fuzzy')),
+            coverage REAL NOT NULL,
+            containment REAL NOT NULL,
+            similarity REAL NOT NULL,
+            decision TEXT NOT NULL CHECK (decision IN ('applied', 'queued', 'lost')),
+            reason TEXT NOT NULL,
+            applied_at TEXT,
+            review TEXT CHECK (review IN ('accepted', 'changed', 'rejected')),
+            review_grade INTEGER CHECK (review_grade IN (0, 1, 2)),
+            reviewed_by TEXT,
+            reviewed_at TEXT,
+            PRIMARY KEY (from_chunking, to_chunking, kind, question_id, reviewer, old_chunk_id,
+                         new_chunk_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX remap_mappings_by_target
+            ON remap_mappings (to_chunking, question_id, new_chunk_id);
+        """
+    )

@@ -1,0 +1,269 @@
+"""The rules that never guess: from the evidence, which labels carry, which go to review, which
+are lost. A pure function of the old labels and the evidence, so it can be tested by hand and
+fed perfect evidence by the benchmark.
+
+Per question and reviewer (an adjudication is judged with the question's other adjudications),
+for each new chunk the reviewer's old passages reach:
+
+- **identical**: a new chunk with exactly an old passage's text carries that label's grade (two
+  identical passages graded differently are a conflict).
+- A label is *present* in a chunk that holds at least ``FLOOR_COVERAGE`` of its passage or is at
+  least ``FLOOR_CONTAINMENT`` made of it. **Labels of different grades present in one chunk**:
+  nothing is applied; a proposal (the highest of their grades) goes to review.
+- **A positive grade (1 or 2)** carries to a chunk that holds the whole passage: coverage at
+  least ``min_coverage``. A chunk that holds the whole answer still answers.
+- **Grade 0** carries to a chunk made almost entirely of text the reviewer graded 0 for the
+  question: the passages graded 0 that it holds cover at least ``min_coverage`` of it (one
+  passage, or several side by side, as when a coarser chunking merges them), and no passage
+  graded 1 or 2 reaches into it at all. A chunk that adds text nobody graded may be relevant.
+- A label that carries nowhere goes to review with a proposal for every chunk it is present in
+  (its own grade): **split** (the pieces together hold the passage), **edited** (the text
+  changed), **partial** (only part of it is in the chunk), **unseen** (a 0 whose chunk adds
+  ungraded text) or **mixed** (a 0 whose chunk also holds text graded relevant). A label whose
+  text is present only in chunks that carry its own grade anyway is applied there
+  (**consistent**). A label present nowhere is **lost**.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from collections.abc import Mapping as MappingOf
+from dataclasses import dataclass
+
+from labeler.remap.evidence import Evidence
+
+DEFAULT_MIN_COVERAGE = 0.95
+FLOOR_COVERAGE = 0.10
+FLOOR_CONTAINMENT = 0.50
+EPSILON = 1e-9
+
+REASONS = {
+    "identical": "the new chunk has exactly the passage's text",
+    "contains": "the new chunk holds the whole passage",
+    "made of": "the new chunk is made of passages graded 0",
+    "consistent": "its text is only in chunks that carry its grade from another label",
+    "conflict": "labels of different grades land in this chunk",
+    "split": "the passage is split across new chunks",
+    "edited": "the passage's text was edited",
+    "partial": "only part of the passage is in this chunk",
+    "unseen": "the new chunk adds text nobody graded",
+    "mixed": "the new chunk also holds text graded relevant",
+    "lost": "the passage is found nowhere in the new chunking",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class OldLabel:
+    """A label (or an adjudication) of the old chunking, and the passage it was given for."""
+
+    kind: str
+    question_id: str
+    reviewer: str
+    chunk_id: str
+    grade: int
+    note: str | None
+    passage: tuple
+
+
+@dataclass(frozen=True, slots=True)
+class Mapping:
+    """One decision: an old label and a new chunk (None when lost). ``grade`` is what is
+    carried (applied) or proposed (queued); the figures are the evidence behind it."""
+
+    kind: str
+    question_id: str
+    reviewer: str
+    old_chunk: str
+    new_chunk: str | None
+    old_grade: int
+    grade: int
+    note: str | None
+    method: str | None
+    coverage: float
+    containment: float
+    similarity: float
+    decision: str
+    reason: str
+
+    @property
+    def key(self) -> tuple:
+        return (self.kind, self.question_id, self.reviewer, self.old_chunk, self.new_chunk or "")
+
+
+def union_length(spans: Iterable[tuple[int, int]]) -> int:
+    total, reach = 0, None
+    for start, end in sorted(spans):
+        if reach is None or start > reach:
+            total += end - start
+            reach = end
+        elif end > reach:
+            total += end - reach
+            reach = end
+    return total
+
+
+def present(evidence: Evidence) -> bool:
+    return (
+        evidence.method == "identical"
+        or evidence.coverage >= FLOOR_COVERAGE
+        or evidence.containment >= FLOOR_CONTAINMENT
+    )
+
+
+def decide(
+    labels: Iterable[OldLabel],
+    evidence: MappingOf[tuple, tuple[Evidence, ...]],
+    *,
+    min_coverage: float = DEFAULT_MIN_COVERAGE,
+) -> list[Mapping]:
+    """Every mapping of every label: applied, queued or lost, by the rules above."""
+    groups: dict[tuple, list[OldLabel]] = defaultdict(list)
+    for label in labels:
+        reviewer = label.reviewer if label.kind == "label" else ""
+        groups[label.kind, label.question_id, reviewer].append(label)
+    decided: list[Mapping] = []
+    for key in sorted(groups):
+        members = sorted(groups[key], key=lambda lb: (lb.chunk_id, lb.reviewer))
+        decided += _decide_group(members, evidence, min_coverage - EPSILON)
+    return decided
+
+
+def _decide_group(
+    labels: list[OldLabel], evidence: MappingOf[tuple, tuple[Evidence, ...]], least: float
+) -> list[Mapping]:
+    found = [evidence.get(label.passage, ()) for label in labels]
+    on_chunk: dict[str, list[tuple[int, Evidence]]] = defaultdict(list)
+    for index, items in enumerate(found):
+        for item in items:
+            on_chunk[item.chunk_id].append((index, item))
+
+    settled: dict[str, tuple[int, set[int]]] = {}
+    conflicts: dict[str, tuple[int, set[int]]] = {}
+    touched_by_positive: set[str] = set()
+    for chunk_id, entries in on_chunk.items():
+        if any(labels[i].grade > 0 for i, _ in entries):
+            touched_by_positive.add(chunk_id)
+        same = [(i, e) for i, e in entries if e.method == "identical"]
+        if same:
+            grades = {labels[i].grade for i, _ in same}
+            target = settled if len(grades) == 1 else conflicts
+            target[chunk_id] = (max(grades), {i for i, _ in same})
+            continue
+        here = [(i, e) for i, e in entries if present(e)]
+        grades = {labels[i].grade for i, _ in here}
+        if len(grades) > 1:
+            conflicts[chunk_id] = (max(grades), {i for i, _ in here})
+        elif grades == {0}:
+            if chunk_id in touched_by_positive:
+                continue
+            zero = [e for i, e in entries if labels[i].grade == 0]
+            length = max(e.length for e in zero)
+            made_of = union_length(s for e in zero for s in e.spans)
+            if length and made_of / length >= least:
+                settled[chunk_id] = (0, {i for i, _ in entries})
+        elif grades:
+            landing = {i for i, e in here if e.coverage >= least}
+            if landing:
+                settled[chunk_id] = (grades.pop(), landing)
+
+    decided: list[Mapping] = []
+    for index, label in enumerate(labels):
+        items = {e.chunk_id: e for e in found[index]}
+        landed = [c for c, (_, who) in settled.items() if index in who]
+        conflicted = [c for c, (_, who) in conflicts.items() if index in who]
+        for chunk_id in landed:
+            e = items[chunk_id]
+            reason = (
+                "identical"
+                if e.method == "identical"
+                else "contains"
+                if label.grade > 0
+                else "made of"
+            )
+            decided.append(_mapping(label, e, label.grade, "applied", reason))
+        for chunk_id in conflicted:
+            decided.append(
+                _mapping(label, items[chunk_id], conflicts[chunk_id][0], "queued", "conflict")
+            )
+        if landed:
+            continue
+        here = [e for e in found[index] if present(e)]
+        open_ = [e for e in here if e.chunk_id not in settled and e.chunk_id not in conflicts]
+        same = [e for e in here if e.chunk_id in settled and settled[e.chunk_id][0] == label.grade]
+        if open_:
+            reason = _reason(label, open_, found[index], touched_by_positive, least)
+            decided += [_mapping(label, e, label.grade, "queued", reason) for e in open_]
+        elif same and not conflicted:
+            decided += [_mapping(label, e, label.grade, "applied", "consistent") for e in same]
+        elif not conflicted:
+            decided.append(_lost(label))
+    return decided
+
+
+def _reason(
+    label: OldLabel,
+    candidates: list[Evidence],
+    everything: tuple[Evidence, ...],
+    touched_by_positive: set[str],
+    least: float,
+) -> str:
+    if label.grade == 0:
+        return "mixed" if any(e.chunk_id in touched_by_positive for e in candidates) else "unseen"
+    total = sum(e.coverage for e in everything)
+    if len(everything) > 1 and total >= least:
+        return "split"
+    if any(e.method == "fuzzy" for e in candidates) and total < least:
+        return "edited"
+    return "partial"
+
+
+def _mapping(label: OldLabel, e: Evidence, grade: int, decision: str, reason: str) -> Mapping:
+    return Mapping(
+        kind=label.kind,
+        question_id=label.question_id,
+        reviewer=label.reviewer,
+        old_chunk=label.chunk_id,
+        new_chunk=e.chunk_id,
+        old_grade=label.grade,
+        grade=grade,
+        note=label.note,
+        method=e.method,
+        coverage=round(e.coverage, 4),
+        containment=round(e.containment, 4),
+        similarity=round(e.similarity, 2),
+        decision=decision,
+        reason=reason,
+    )
+
+
+def _lost(label: OldLabel) -> Mapping:
+    return Mapping(
+        kind=label.kind,
+        question_id=label.question_id,
+        reviewer=label.reviewer,
+        old_chunk=label.chunk_id,
+        new_chunk=None,
+        old_grade=label.grade,
+        grade=label.grade,
+        note=label.note,
+        method=None,
+        coverage=0.0,
+        containment=0.0,
+        similarity=0.0,
+        decision="lost",
+        reason="lost",
+    )
+
+
+__all__ = [
+    "DEFAULT_MIN_COVERAGE",
+    "FLOOR_CONTAINMENT",
+    "FLOOR_COVERAGE",
+    "REASONS",
+    "Mapping",
+    "OldLabel",
+    "decide",
+    "present",
+    "union_length",
+]

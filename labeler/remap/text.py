@@ -1,0 +1,73 @@
+"""Text as the remap compares it: runs of whitespace collapsed to one space, with a map back.
+
+A re-chunking or an edit that only changes whitespace (a blank line more, a tab, a trailing
+space) must not look like a change of content, so every comparison and every figure (coverage,
+containment) is made on the collapsed text, counted in its characters. ``Normalized`` keeps, for
+each word, where it starts in the original and in the collapsed text, so offsets go both ways.
+Case is kept: lower-casing can change a string's length ("İ" becomes two characters), which
+would break the map, and a change of case is a change of the text.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass
+
+_WORD = re.compile(r"\S+")
+
+
+def collapse(text: str) -> str:
+    """The collapsed form of ``text``: what ``Normalized(text).text`` holds, without the map."""
+    return " ".join(text.split())
+
+
+@dataclass(frozen=True, slots=True)
+class Normalized:
+    """``text`` with whitespace collapsed, and the word-by-word map to the original."""
+
+    text: str
+    norm_starts: tuple[int, ...]
+    orig_starts: tuple[int, ...]
+    orig_ends: tuple[int, ...]
+
+    @classmethod
+    def of(cls, original: str) -> Normalized:
+        orig_starts, orig_ends, norm_starts = [], [], []
+        position = 0
+        for match in _WORD.finditer(original):
+            start, end = match.span()
+            orig_starts.append(start)
+            orig_ends.append(end)
+            norm_starts.append(position)
+            position += end - start + 1
+        return cls(collapse(original), tuple(norm_starts), tuple(orig_starts), tuple(orig_ends))
+
+    def __len__(self) -> int:
+        return len(self.text)
+
+    def from_original(self, index: int) -> int:
+        """The collapsed position of original position ``index``; a position inside a run of
+        whitespace maps to the space (or the end) after the word before it."""
+        word = bisect_right(self.orig_starts, index) - 1
+        if word < 0:
+            return 0
+        offset = index - self.orig_starts[word]
+        width = self.orig_ends[word] - self.orig_starts[word]
+        return self.norm_starts[word] + min(offset, width)
+
+    def span_from_original(self, start: int, end: int) -> tuple[int, int]:
+        return self.from_original(start), self.from_original(end)
+
+    def to_original(self, index: int) -> int:
+        """The original position of collapsed position ``index`` (a space maps to the end of
+        the word before it)."""
+        word = bisect_right(self.norm_starts, index) - 1
+        if word < 0:
+            return 0
+        offset = index - self.norm_starts[word]
+        width = self.orig_ends[word] - self.orig_starts[word]
+        return self.orig_starts[word] + min(offset, width)
+
+
+__all__ = ["Normalized", "collapse"]
