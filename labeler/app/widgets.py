@@ -58,3 +58,15 @@ def tags_html(tags: Iterable[str]) -> str:
         + "".join(f"<span>{html.escape(t)}</span>" for t in tags)
         + "</div>"
     )
+
+
+def diff_html(pieces: Iterable[tuple[str, bool]], *, changed: str) -> str:
+    """Text cut into (stretch, shared) pieces, escaped; the stretches not shared wrapped in a
+    ``<span class="{changed}">`` so the reader sees what differs (the remap queue)."""
+    body = "".join(
+        html.escape(text, quote=True)
+        if same
+        else f'<span class="{changed}">{html.escape(text, quote=True)}</span>'
+        for text, same in pieces
+    )
+    return f'<div class="lbl-text">{body}</div>'

@@ -26,15 +26,15 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from labeler.errors import LabelerError
 from labeler.remap.align import (
     ALIGNERS,
     DEFAULT_ALIGNER,
     Alignment,
     align_in,
     nonblank,
-    rank,
 )
-from labeler.remap.text import Normalized, collapse
+from labeler.remap.text import Normalized, collapse, nonblank_count
 from labeler.store import Store
 from labeler.store.base import text_hash
 
@@ -48,17 +48,21 @@ LONG_CHUNK = 4  # a chunk this many times the passage's length is searched in wi
 
 @dataclass(frozen=True, slots=True)
 class Passage:
-    """The text one or more old labels were given for, where it was."""
+    """The text one or more old labels were given for, where it was. ``key`` tells passages
+    apart: the old chunk, the text's hash and its place (``Passage.of`` computes it once)."""
 
     chunk_id: str
     text: str
     doc_id: str | None = None
     start: int | None = None
     end: int | None = None
+    key: tuple = ()
 
-    @property
-    def key(self) -> tuple:
-        return (self.chunk_id, text_hash(self.text), self.doc_id, self.start, self.end)
+    @classmethod
+    def of(
+        cls, chunk_id: str, text: str, doc_id: str | None, start: int | None, end: int | None
+    ) -> Passage:
+        return cls(chunk_id, text, doc_id, start, end, (chunk_id, text_hash(text), doc_id, start))
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +125,7 @@ class _Document:
         self.widest = max((c.end - c.start for c in self.placed), default=0)
         self._normalized: Normalized | None = None
         self._collapsed: dict[str, str] = {}
+        self._lengths: dict[str, int] = {}
 
     @property
     def normalized(self) -> Normalized:
@@ -140,6 +145,13 @@ class _Document:
                 break
             if chunk.end > start:
                 found.append(chunk)
+        return found
+
+    def length(self, chunk: _NewChunk) -> int:
+        """The chunk's non-blank characters."""
+        found = self._lengths.get(chunk.id)
+        if found is None:
+            found = self._lengths[chunk.id] = nonblank_count(chunk.text)
         return found
 
     def collapsed(self, chunk: _NewChunk) -> str:
@@ -180,30 +192,57 @@ class EvidenceFinder:
 
     def find(self, passages: Iterable[Passage]) -> dict[tuple, tuple[Evidence, ...]]:
         """{passage key: its evidence, best first} for every passage (empty: found nowhere)."""
-        by_doc: dict[str | None, list[Passage]] = defaultdict(list)
-        for passage in passages:
-            by_doc[passage.doc_id].append(passage)
+        return self.find_sorted(sorted(passages, key=lambda p: (p.doc_id is None, p.doc_id or "")))
+
+    def find_sorted(self, passages: Iterable[Passage]) -> dict[tuple, tuple[Evidence, ...]]:
+        """``find`` over passages that come grouped by document, read as they come: only
+        DOCS_PER_BATCH documents' texts and chunks are held at a time."""
         found: dict[tuple, tuple[Evidence, ...]] = {}
-        known = sorted(d for d in by_doc if d is not None and d in self.doc_ids)
-        for start in range(0, len(known), DOCS_PER_BATCH):
-            batch = known[start : start + DOCS_PER_BATCH]
-            for doc_id, document in self._documents(batch).items():
-                for passage in by_doc[doc_id]:
-                    found[passage.key] = self._in_document(passage, document)
-        orphans = [p for d, ps in by_doc.items() if d is None or d not in self.doc_ids for p in ps]
+        batch: dict[str, list[Passage]] = {}
+        orphans: list[Passage] = []
+        for passage in passages:
+            if passage.doc_id is None or passage.doc_id not in self.doc_ids:
+                orphans.append(passage)
+                continue
+            if passage.doc_id not in batch and len(batch) >= DOCS_PER_BATCH:
+                self._batch(batch, found)
+                batch = {}
+            batch.setdefault(passage.doc_id, []).append(passage)
+        if batch:
+            self._batch(batch, found)
         found.update(self._orphans(orphans))
         return found
+
+    def _batch(self, batch: dict[str, list[Passage]], found: dict) -> None:
+        for doc_id, document in self._documents(sorted(batch)).items():
+            for passage in batch[doc_id]:
+                found[passage.key] = self._in_document(passage, document)
 
     def _documents(self, doc_ids: Sequence[str]) -> dict[str, _Document]:
         chunks: dict[str, list[_NewChunk]] = defaultdict(list)
         for index, row in enumerate(self.store.document_chunks(self.chunking, doc_ids)):
             chunks[row["doc_id"]].append(_chunk(row, index))
         texts = self.store.document_texts(doc_ids)
+        for doc_id, text in texts.items():
+            for chunk in chunks[doc_id]:
+                placed = chunk.start is not None and chunk.end is not None
+                if placed and text[chunk.start : chunk.end] != chunk.text:
+                    msg = (
+                        f"chunk {chunk.id!r} of {self.chunking!r} is not the text of document"
+                        f" {doc_id!r} at {chunk.start}:{chunk.end}: the chunking was cut from a"
+                        " version of the document the database does not hold; import that"
+                        " version first (labeler import documents)"
+                    )
+                    raise LabelerError(msg, field="start")
         return {d: _Document(chunks[d], texts.get(d)) for d in doc_ids}
 
     # one passage in its document ------------------------------------------------------------
 
-    def _in_document(self, passage: Passage, document: _Document) -> tuple[Evidence, ...]:
+    def _in_document(
+        self, passage: Passage, document: _Document, *, same_id: bool = True
+    ) -> tuple[Evidence, ...]:
+        """The evidence in one document: the passage's own (``same_id``), or the document that
+        stands in for it when its id changed (then its old offsets mean nothing)."""
         if "identical" in self.methods:
             same = document.by_hash.get(text_hash(passage.text), [])
             if len(same) > 1 and passage.start is not None:
@@ -212,7 +251,7 @@ class EvidenceFinder:
                 same = at or same
             if same:
                 return tuple(_identical(passage, c) for c in same)
-        if "offsets" in self.methods and self._unchanged_at(passage, document):
+        if same_id and "offsets" in self.methods and self._unchanged_at(passage, document):
             return self._by_offsets(passage, document)
         if "fuzzy" not in self.methods:
             return ()
@@ -228,20 +267,19 @@ class EvidenceFinder:
         return document.text[passage.start : passage.end] == passage.text
 
     def _by_offsets(self, passage: Passage, document: _Document) -> tuple[Evidence, ...]:
-        norm = document.normalized
-        p0, p1 = norm.span_from_original(passage.start, passage.end)
-        if p1 <= p0:
+        """Exact overlaps, counted in non-blank characters of the document's own text."""
+        text = document.text
+        size = nonblank_count(passage.text)
+        if not size:
             return ()
         found = []
-        text = norm.text
-        size = nonblank(text, p0, p1)
         for chunk in document.overlapping(passage.start, passage.end):
-            c0, c1 = norm.span_from_original(chunk.start, chunk.end)
-            low, high = max(p0, c0), min(p1, c1)
-            length = nonblank(text, c0, c1)
-            here = nonblank(text, low, high) if high > low else 0
-            if not here or not length or not size:
+            low, high = max(passage.start, chunk.start), min(passage.end, chunk.end)
+            length = document.length(chunk)
+            here = nonblank_count(text, low, high)
+            if not here or not length:
                 continue
+            start = nonblank_count(text, chunk.start, low)
             found.append(
                 Evidence(
                     chunk.id,
@@ -249,7 +287,7 @@ class EvidenceFinder:
                     here / size,
                     here / length,
                     100.0,
-                    ((rank(text, c0, low), rank(text, c0, high)),),
+                    ((start, start + here),),
                     length,
                     chunk.order,
                 )
@@ -345,7 +383,7 @@ class EvidenceFinder:
             for passage in members:
                 evidence: tuple[Evidence, ...] = ()
                 if document is not None:
-                    evidence = self._in_document(passage, document)
+                    evidence = self._in_document(passage, document, same_id=False)
                 if not evidence:
                     evidence = self._searched(passage)
                 found[passage.key] = evidence

@@ -16,6 +16,8 @@ for each new chunk the reviewer's old passages reach:
   question: the passages graded 0 that it holds cover at least ``min_coverage`` of it (one
   passage, or several side by side, as when a coarser chunking merges them), and no passage
   graded 1 or 2 reaches into it at all. A chunk that adds text nobody graded may be relevant.
+- An adjudication is judged as its question's labels are, and carries only to a chunk whose
+  labelled text is all adjudicated: it settles the chunk for everyone.
 - A label that carries nowhere goes to review with a proposal for every chunk it is present in
   (its own grade): **split** (the pieces together hold the passage), **edited** (the text
   changed), **partial** (only part of it is in the chunk), **unseen** (a 0 whose chunk adds
@@ -29,7 +31,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from collections.abc import Mapping as MappingOf
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from labeler.remap.evidence import Evidence
 
@@ -126,7 +128,30 @@ def decide(
     for key in sorted(groups):
         members = sorted(groups[key], key=lambda lb: (lb.chunk_id, lb.reviewer))
         decided += _decide_group(members, evidence, min_coverage - EPSILON)
-    return decided
+    return _adjudications_with_their_labels(decided)
+
+
+def _adjudications_with_their_labels(decided: list[Mapping]) -> list[Mapping]:
+    """An adjudication settles a chunk for every reviewer, so it carries only to a chunk whose
+    labelled text (any reviewer's) is all adjudicated passages: a chunk that also holds another
+    labelled passage is not settled by it."""
+    present: dict[tuple, set[str]] = defaultdict(set)
+    settled: dict[tuple, set[str]] = defaultdict(set)
+    for m in decided:
+        if m.new_chunk is None:
+            continue
+        if m.kind == "label":
+            present[m.question_id, m.new_chunk].add(m.old_chunk)
+        elif m.decision == "applied":
+            settled[m.question_id, m.new_chunk].add(m.old_chunk)
+    return [
+        replace(m, decision="queued", reason="mixed")
+        if m.kind == "adjudication"
+        and m.decision == "applied"
+        and present[m.question_id, m.new_chunk] - settled[m.question_id, m.new_chunk]
+        else m
+        for m in decided
+    ]
 
 
 def _decide_group(
@@ -189,7 +214,10 @@ def _decide_group(
         if landed:
             continue
         here = [e for e in found[index] if present(e)]
-        open_ = [e for e in here if e.chunk_id not in settled and e.chunk_id not in conflicts]
+        open_ = sorted(
+            (e for e in here if e.chunk_id not in settled and e.chunk_id not in conflicts),
+            key=lambda e: e.order,
+        )
         same = [e for e in here if e.chunk_id in settled and settled[e.chunk_id][0] == label.grade]
         if open_:
             reason = _reason(label, open_, found[index], touched_by_positive, least)

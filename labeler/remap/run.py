@@ -32,6 +32,7 @@ from labeler.remap.evidence import METHODS, EvidenceFinder, Passage
 from labeler.remap.rules import DEFAULT_MIN_COVERAGE, Mapping, OldLabel, decide
 from labeler.store import Store
 from labeler.store.base import now
+from labeler.store.remap import MappingRow
 
 MIN_COVERAGE_RANGE = (0.5, 1.0)
 CSV_COLUMNS = (
@@ -188,14 +189,6 @@ def check_request(store: Store, from_chunking: str, to_chunking: str, min_covera
                 " (labeler import documents)"
             )
             raise LabelerError(msg, field="doc_id")
-        off = store.first_chunk_off_its_document(to_chunking)
-        if off is not None:
-            msg = (
-                f"chunk {off[0]!r} of {to_chunking!r} is not the text of document {off[1]!r} at"
-                f" {off[2]}:{off[3]}: the chunking was cut from a version of the document the"
-                " database does not hold; import that version first (labeler import documents)"
-            )
-            raise LabelerError(msg, field="start")
 
 
 # planning ---------------------------------------------------------------------------------
@@ -212,45 +205,40 @@ def plan_remap(
 ) -> RemapPlan:
     """Decide every mapping of ``from_chunking``'s labels onto ``to_chunking``; writes nothing."""
     check_request(store, from_chunking, to_chunking, min_coverage)
-    with store.snapshot():
-        passages: dict[tuple, Passage] = {}
-        labels: list[OldLabel] = []
-        for (
-            question_id,
-            chunk_id,
-            reviewer,
-            grade,
-            note,
-            text,
-            doc_id,
-            start,
-            end,
-        ) in store.remap_labels(from_chunking):
+    finder = EvidenceFinder(store, to_chunking, methods=methods, aligner=aligner)
+    labels: list[OldLabel] = []
+    seen: set[tuple] = set()
+
+    def label_passages():
+        """The labels' passages, each once, as the store streams them (by document): the
+        evidence is found a batch of documents at a time, and the texts let go."""
+        for row in store.remap_labels(from_chunking):
+            question_id, chunk_id, reviewer, grade, note, text, doc_id, start, end = row
             if text is None:
                 continue
-            passage = Passage(chunk_id, text, doc_id, start, end)
-            key = passages.setdefault(passage.key, passage).key
-            labels.append(OldLabel("label", question_id, reviewer, chunk_id, grade, note, key))
-        adjudications = 0
-        for (
-            question_id,
-            chunk_id,
-            grade,
-            reviewer,
-            note,
-            text,
-            doc_id,
-            start,
-            end,
-        ) in store.remap_adjudications(from_chunking):
-            passage = Passage(chunk_id, text, doc_id, start, end)
-            key = passages.setdefault(passage.key, passage).key
+            passage = Passage.of(chunk_id, text, doc_id, start, end)
             labels.append(
-                OldLabel("adjudication", question_id, reviewer, chunk_id, grade, note, key)
+                OldLabel("label", question_id, reviewer, chunk_id, grade, note, passage.key)
             )
-            adjudications += 1
-        finder = EvidenceFinder(store, to_chunking, methods=methods, aligner=aligner)
-        evidence = finder.find(passages.values())
+            if passage.key not in seen:
+                seen.add(passage.key)
+                yield passage
+
+    with store.snapshot():
+        evidence = finder.find_sorted(label_passages())
+        count = len(labels)
+        others = []
+        for row in store.remap_adjudications(from_chunking):
+            question_id, chunk_id, grade, reviewer, note, text, doc_id, start, end = row
+            passage = Passage.of(chunk_id, text, doc_id, start, end)
+            labels.append(
+                OldLabel("adjudication", question_id, reviewer, chunk_id, grade, note, passage.key)
+            )
+            if passage.key not in seen:
+                seen.add(passage.key)
+                others.append(passage)
+        evidence.update(finder.find(others))
+        adjudications = len(labels) - count
         marked, _ = store.unanswerable_state(from_chunking)
         target_marked, withdrawn = store.unanswerable_state(to_chunking)
     mappings = decide(labels, evidence, min_coverage=min_coverage)
@@ -262,7 +250,7 @@ def plan_remap(
         marks=tuple(sorted(marked - target_marked - withdrawn)),
         labels=len(labels) - adjudications,
         adjudications=adjudications,
-        passages=len(passages),
+        passages=len(seen),
         searches=finder.searches,
     )
 
@@ -270,39 +258,26 @@ def plan_remap(
 # applying ---------------------------------------------------------------------------------
 
 
-def _row(plan: RemapPlan, m: Mapping, stored: dict | None, applied_at: str | None) -> dict:
-    return {
-        "from_chunking": plan.from_chunking,
-        "to_chunking": plan.to_chunking,
-        "kind": m.kind,
-        "question_id": m.question_id,
-        "reviewer": m.reviewer,
-        "old_chunk_id": m.old_chunk,
-        "new_chunk_id": m.new_chunk or "",
-        "old_grade": m.old_grade,
-        "grade": m.grade,
-        "note": m.note,
-        "method": m.method,
-        "coverage": m.coverage,
-        "containment": m.containment,
-        "similarity": m.similarity,
-        "decision": m.decision,
-        "reason": m.reason,
-        "applied_at": applied_at,
-        "review": stored["review"] if stored else None,
-        "review_grade": stored["review_grade"] if stored else None,
-        "reviewed_by": stored["reviewed_by"] if stored else None,
-        "reviewed_at": stored["reviewed_at"] if stored else None,
-    }
-
-
-def _stored_key(row: dict) -> tuple:
-    return (
-        row["kind"],
-        row["question_id"],
-        row["reviewer"],
-        row["old_chunk_id"],
-        row["new_chunk_id"],
+def _row(plan: RemapPlan, m: Mapping, stored: MappingRow | None, applied_at: str | None):
+    return MappingRow(
+        plan.from_chunking,
+        plan.to_chunking,
+        m.kind,
+        m.question_id,
+        m.reviewer,
+        m.old_chunk,
+        m.new_chunk or "",
+        m.old_grade,
+        m.grade,
+        m.note,
+        m.method,
+        m.coverage,
+        m.containment,
+        m.similarity,
+        m.decision,
+        m.reason,
+        applied_at,
+        *(stored[17:] if stored is not None else (None, None, None, None)),
     )
 
 
@@ -324,9 +299,7 @@ def apply_remap(store: Store, plan: RemapPlan, *, dry_run: bool = False) -> Rema
     and write nothing."""
     stamp = now()
     with store.snapshot():
-        stored = {
-            _stored_key(r): r for r in store.remap_mappings(plan.from_chunking, plan.to_chunking)
-        }
+        stored = {r[2:7]: r for r in store.remap_mappings(plan.from_chunking, plan.to_chunking)}
         labels = store.label_grades(plan.to_chunking)
         adjudicated = store.adjudication_grades(plan.to_chunking)
 
@@ -339,10 +312,10 @@ def apply_remap(store: Store, plan: RemapPlan, *, dry_run: bool = False) -> Rema
     # Labels an earlier run of this remap wrote and nobody changed since: {target: stamp}.
     ours: dict[tuple, str] = {}
     for old in stored.values():
-        if old["decision"] == "applied" and old["applied_at"] is not None:
+        if old.decision == "applied" and old.applied_at is not None:
             target = _target_of_row(old)
-            if current(target) == (old["grade"], old["applied_at"]):
-                ours[target] = old["applied_at"]
+            if current(target) == (old.grade, old.applied_at):
+                ours[target] = old.applied_at
 
     targets: dict[tuple, list[Mapping]] = {}
     for m in plan.mappings:
@@ -366,10 +339,10 @@ def apply_remap(store: Store, plan: RemapPlan, *, dry_run: bool = False) -> Rema
     deleted = [
         (plan.from_chunking, plan.to_chunking, *key)
         for key, old in stored.items()
-        if key not in planned and old["review"] is None
+        if key not in planned and old.review is None
     ]
     withdrawals = {t: at for t, at in ours.items() if t not in targets}
-    by_target = {_target_of_row(r): r for r in stored.values() if r["applied_at"] is not None}
+    by_target = {_target_of_row(r): r for r in stored.values() if r.applied_at is not None}
     label_rows = [
         (t[1], t[2], t[3], ms[0].grade, ms[0].note, provenance(plan, ms))
         for t, ms in sorted(inserts.items())
@@ -381,19 +354,19 @@ def apply_remap(store: Store, plan: RemapPlan, *, dry_run: bool = False) -> Rema
         if t[0] == "adjudication"
     ]
     label_withdrawals = [
-        (t[1], t[2], t[3], by_target[t]["grade"], at)
+        (t[1], t[2], t[3], by_target[t].grade, at)
         for t, at in sorted(withdrawals.items())
         if t[0] == "label"
     ]
     adjudication_withdrawals = [
-        (t[1], t[2], by_target[t]["grade"], by_target[t]["reviewer"], at)
+        (t[1], t[2], by_target[t].grade, by_target[t].reviewer, at)
         for t, at in sorted(withdrawals.items())
         if t[0] == "adjudication"
     ]
     reviewed = sum(
         1
         for m in plan.label_mappings()
-        if m.decision == "queued" and (stored.get(m.key) or {}).get("review")
+        if m.decision == "queued" and m.key in stored and stored[m.key].review
     )
     result = RemapResult(
         plan=plan,
@@ -427,12 +400,12 @@ def apply_remap(store: Store, plan: RemapPlan, *, dry_run: bool = False) -> Rema
     return result
 
 
-def _target_of_row(row: dict) -> tuple:
+def _target_of_row(row: MappingRow) -> tuple:
     return (
-        row["kind"],
-        row["question_id"],
-        row["new_chunk_id"],
-        row["reviewer"] if row["kind"] == "label" else "",
+        row.kind,
+        row.question_id,
+        row.new_chunk_id,
+        row.reviewer if row.kind == "label" else "",
     )
 
 

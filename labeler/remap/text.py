@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
+from itertools import accumulate
 
 _WORD = re.compile(r"\S+")
 
@@ -20,6 +21,12 @@ _WORD = re.compile(r"\S+")
 def collapse(text: str) -> str:
     """The collapsed form of ``text``: what ``Normalized(text).text`` holds, without the map."""
     return " ".join(text.split())
+
+
+def nonblank_count(text: str, start: int = 0, end: int | None = None) -> int:
+    """Non-blank characters of ``text[start:end]``: the same in a text and its collapsed form,
+    so coverage and containment do not depend on whitespace."""
+    return len("".join(text[start:end].split()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,15 +40,11 @@ class Normalized:
 
     @classmethod
     def of(cls, original: str) -> Normalized:
-        orig_starts, orig_ends, norm_starts = [], [], []
-        position = 0
-        for match in _WORD.finditer(original):
-            start, end = match.span()
-            orig_starts.append(start)
-            orig_ends.append(end)
-            norm_starts.append(position)
-            position += end - start + 1
-        return cls(collapse(original), tuple(norm_starts), tuple(orig_starts), tuple(orig_ends))
+        spans = [m.span() for m in _WORD.finditer(original)]
+        orig_starts = tuple(start for start, _ in spans)
+        orig_ends = tuple(end for _, end in spans)
+        norm_starts = tuple(accumulate((end - start + 1 for start, end in spans), initial=0))
+        return cls(collapse(original), norm_starts[: len(spans)], orig_starts, orig_ends)
 
     def __len__(self) -> int:
         return len(self.text)
@@ -70,4 +73,4 @@ class Normalized:
         return self.orig_starts[word] + min(offset, width)
 
 
-__all__ = ["Normalized", "collapse"]
+__all__ = ["Normalized", "collapse", "nonblank_count"]

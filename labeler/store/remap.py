@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Sequence
+from typing import NamedTuple
 
 from labeler.store.base import StoreBase
 from labeler.store.labels import append_event
@@ -37,6 +38,38 @@ MAPPING_COLUMNS = (
     "reviewed_at",
 )
 KEY_COLUMNS = MAPPING_COLUMNS[:7]
+
+
+class MappingRow(NamedTuple):
+    """One row of ``remap_mappings``, in column order (a tuple: a remap holds many)."""
+
+    from_chunking: str
+    to_chunking: str
+    kind: str
+    question_id: str
+    reviewer: str
+    old_chunk_id: str
+    new_chunk_id: str
+    old_grade: int
+    grade: int
+    note: str | None
+    method: str | None
+    coverage: float
+    containment: float
+    similarity: float
+    decision: str
+    reason: str
+    applied_at: str | None
+    review: str | None
+    review_grade: int | None
+    reviewed_by: str | None
+    reviewed_at: str | None
+
+    @property
+    def key(self) -> tuple:
+        return self[:7]
+
+
 BATCH = 500
 
 
@@ -144,21 +177,6 @@ class RemapStore(StoreBase):
         ).fetchone()
         return None if row is None else (row[0], row[1])
 
-    def first_chunk_off_its_document(self, chunking: str) -> tuple | None:
-        """(chunk id, doc id, start, end) of a chunk whose text is not its document's text at
-        its offsets: the chunking was cut from a version of the document the database lacks.
-        SQLite's substr counts characters, as Python's slices do."""
-        row = self.conn.execute(
-            'SELECT c.id, c.doc_id, c.start, c."end" FROM chunks c'
-            " JOIN documents d ON d.id = c.doc_id"
-            ' WHERE c.chunking = ? AND c.start IS NOT NULL AND c."end" IS NOT NULL'
-            " AND d.text IS NOT NULL"
-            ' AND substr(d.text, c.start + 1, c."end" - c.start) IS NOT c.text'
-            " ORDER BY c.pk LIMIT 1",
-            (chunking,),
-        ).fetchone()
-        return None if row is None else tuple(row)
-
     def label_grades(self, chunking: str) -> dict[tuple[str, str, str], tuple[int, str]]:
         """{(question, chunk, reviewer): (grade, updated_at)} of the chunking's labels."""
         return {
@@ -169,6 +187,17 @@ class RemapStore(StoreBase):
                 (chunking,),
             )
         }
+
+    def label_grades_of(
+        self, question_id: str, chunking: str, chunk_id: str, reviewer: str
+    ) -> tuple[int, str] | None:
+        """(grade, updated_at) of one label, or None."""
+        row = self.conn.execute(
+            "SELECT grade, updated_at FROM labels WHERE question_id = ? AND chunking = ?"
+            " AND chunk_id = ? AND reviewer = ?",
+            (question_id, chunking, chunk_id, reviewer),
+        ).fetchone()
+        return None if row is None else (row[0], row[1])
 
     def adjudication_grades(self, chunking: str) -> dict[tuple[str, str], tuple[int, str]]:
         """{(question, chunk): (grade, at)} of the chunking's adjudications."""
@@ -203,15 +232,16 @@ class RemapStore(StoreBase):
 
     # the mappings -------------------------------------------------------------------------------
 
-    def remap_mappings(self, from_chunking: str, to_chunking: str) -> list[dict]:
-        return self.query(
+    def remap_mappings(self, from_chunking: str, to_chunking: str) -> list[MappingRow]:
+        cursor = self.conn.execute(
             f"SELECT {', '.join(MAPPING_COLUMNS)} FROM remap_mappings"
             " WHERE from_chunking = ? AND to_chunking = ?"
             " ORDER BY question_id, kind, reviewer, old_chunk_id, new_chunk_id",
             (from_chunking, to_chunking),
         )
+        return [MappingRow._make(row) for row in cursor]
 
-    def save_mappings(self, rows: Sequence[dict], deleted: Sequence[tuple]) -> None:
+    def save_mappings(self, rows: Sequence[MappingRow], deleted: Sequence[tuple]) -> None:
         """Upsert mapping rows (every column) and delete the rows with the given keys."""
         with self.write() as conn:
             if deleted:
@@ -229,7 +259,7 @@ class RemapStore(StoreBase):
                 conn.executemany(
                     f"INSERT INTO remap_mappings ({columns}) VALUES ({marks})"
                     f" ON CONFLICT ({', '.join(KEY_COLUMNS)}) DO UPDATE SET {updates}",
-                    [tuple(r[c] for c in MAPPING_COLUMNS) for r in rows],
+                    rows,
                 )
 
     def record_remap(
@@ -256,16 +286,17 @@ class RemapStore(StoreBase):
         return True
 
     def remaps(self) -> list[dict]:
-        """Every remap with its proposals: queued, and decided in review; latest first."""
+        """Every remap, latest first, with its review queue: proposals (a question and a new
+        chunk that queued label mappings point at) and how many of them are decided."""
         rows = self.query(
             "SELECT r.from_chunking, r.to_chunking, r.min_coverage, r.counts, r.updated_at,"
-            " (SELECT count(*) FROM remap_mappings m WHERE m.from_chunking = r.from_chunking"
-            "  AND m.to_chunking = r.to_chunking AND m.kind = 'label'"
-            "  AND m.decision = 'queued') AS queued,"
-            " (SELECT count(*) FROM remap_mappings m WHERE m.from_chunking = r.from_chunking"
-            "  AND m.to_chunking = r.to_chunking AND m.kind = 'label'"
-            "  AND m.decision = 'queued' AND m.review IS NOT NULL) AS reviewed"
-            " FROM remaps r ORDER BY r.updated_at DESC, r.from_chunking, r.to_chunking"
+            " count(DISTINCT m.question_id || char(0) || m.new_chunk_id) AS proposals,"
+            " count(DISTINCT CASE WHEN m.review IS NOT NULL"
+            "  THEN m.question_id || char(0) || m.new_chunk_id END) AS decided"
+            " FROM remaps r LEFT JOIN remap_mappings m ON m.from_chunking = r.from_chunking"
+            "  AND m.to_chunking = r.to_chunking AND m.kind = 'label' AND m.decision = 'queued'"
+            " GROUP BY r.from_chunking, r.to_chunking"
+            " ORDER BY r.updated_at DESC, r.from_chunking, r.to_chunking"
         )
         for row in rows:
             row["counts"] = json.loads(row["counts"])
@@ -456,7 +487,15 @@ class RemapStore(StoreBase):
         return carried
 
     def remove_label(
-        self, question_id: str, chunking: str, chunk_id: str, reviewer: str, *, action: str, at: str
+        self,
+        question_id: str,
+        chunking: str,
+        chunk_id: str,
+        reviewer: str,
+        *,
+        action: str,
+        at: str,
+        note: str | None = None,
     ) -> int | None:
         """Delete one label, recording the removal under ``action``; returns its grade."""
         with self.write() as conn:
@@ -473,7 +512,15 @@ class RemapStore(StoreBase):
                 (question_id, chunking, chunk_id, reviewer),
             )
             append_event(
-                conn, question_id, chunking, chunk_id, reviewer, action, at=at, old_grade=old[0]
+                conn,
+                question_id,
+                chunking,
+                chunk_id,
+                reviewer,
+                action,
+                at=at,
+                old_grade=old[0],
+                note=note,
             )
         return old[0]
 
@@ -492,4 +539,4 @@ class RemapStore(StoreBase):
             append_event(conn, question_id, chunking, chunk_id, reviewer, action, at=at, note=note)
 
 
-__all__ = ["KEY_COLUMNS", "MAPPING_COLUMNS", "RemapStore"]
+__all__ = ["KEY_COLUMNS", "MAPPING_COLUMNS", "MappingRow", "RemapStore"]

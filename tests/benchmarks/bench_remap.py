@@ -273,7 +273,7 @@ def old_labels(store: Store) -> tuple[list[OldLabel], dict[tuple, Passage]]:
     """The labels as plan_remap reads them, with their passages."""
     labels, passages = [], {}
     for qid, chunk_id, reviewer, grade, note, text, doc_id, start, end in store.remap_labels("v1"):
-        passage = Passage(chunk_id, text, doc_id, start, end)
+        passage = Passage.of(chunk_id, text, doc_id, start, end)
         passages.setdefault(passage.key, passage)
         labels.append(OldLabel("label", qid, reviewer, chunk_id, grade, note, passage.key))
     return labels, passages

@@ -1,0 +1,286 @@
+"""Remap queue: the labels a re-chunking could not carry on its own, one proposal at a time.
+
+Each proposal is a new chunk for a question: the old passage (left) and the proposed chunk
+(right), what differs marked in each, the evidence, and the grade the rule suggests. Keys
+(native button shortcuts): A accepts the proposed grade, 2/1/0 give that grade instead, X
+rejects (no label on this chunk), N/P move between proposals. Every decision is the reviewer's
+own label, recorded with the remap's provenance.
+"""
+
+from __future__ import annotations
+
+import html
+
+import streamlit as st
+
+from labeler.app.state import flash, get_store, reviewer, safely
+from labeler.app.widgets import diff_html, safe_text_html
+from labeler.remap import review
+
+GRADE_NAMES = {2: "2 · answers it", 1: "1 · helps partly", 0: "0 · not relevant"}
+DECIDED = {"accepted": "Accepted", "changed": "Graded", "rejected": "Rejected"}
+STYLE = """
+<style>
+.rm-gone { background: #ffe3e3; border-radius: 2px; }
+.rm-new { background: #d3f9d8; border-radius: 2px; }
+.rm-head { display: flex; justify-content: space-between; gap: 12px; font-size: 0.85rem;
+           color: #555; margin-bottom: 4px; }
+.rm-figures { font-size: 0.85rem; color: #333; }
+.rm-figures b { font-weight: 600; }
+.rm-legend span { padding: 0 4px; border-radius: 2px; }
+</style>
+"""
+
+store = get_store()
+me = reviewer()
+
+
+# the queue --------------------------------------------------------------------------------
+
+
+def _proposals(summary: review.RemapSummary) -> list[review.Proposal]:
+    mine = me if st.session_state.get("remap_mine") else None
+    proposals = review.queue(store, summary.from_chunking, summary.to_chunking, reviewer=mine)
+    if not st.session_state.get("remap_show_decided", True):
+        current = st.session_state.get("remap_current")
+        proposals = [p for p in proposals if not p.decided or list(p.key) == current]
+    return proposals
+
+
+def _chosen(summaries: list[review.RemapSummary]) -> review.RemapSummary:
+    labels = [s.label for s in summaries]
+    wanted = st.session_state.get("remap_pair")
+    if wanted not in labels:
+        pending = [s for s in summaries if s.decided < s.proposals]
+        wanted = (pending or summaries)[0].label
+        st.session_state["remap_pair"] = wanted
+    return summaries[labels.index(wanted)]
+
+
+def _position(proposals: list[review.Proposal]) -> int:
+    """Where the reviewer is: the proposal they were on, else the first undecided one."""
+    keys = [list(p.key) for p in proposals]
+    current = st.session_state.get("remap_current")
+    if current in keys:
+        return keys.index(current)
+    index = next((i for i, p in enumerate(proposals) if not p.decided), 0)
+    if proposals:
+        st.session_state["remap_current"] = keys[index]
+    return index
+
+
+def _go(proposals: list[review.Proposal], index: int) -> None:
+    if proposals:
+        st.session_state["remap_current"] = list(proposals[index % len(proposals)].key)
+
+
+def _next_undecided(proposals: list[review.Proposal], after: int) -> int:
+    count = len(proposals)
+    for step in range(1, count + 1):
+        if not proposals[(after + step) % count].decided:
+            return (after + step) % count
+    return min(after + 1, count - 1)
+
+
+# writes -----------------------------------------------------------------------------------
+
+
+@safely
+def decide(action: str, grade: int | None = None) -> None:
+    summary = _chosen(review.remaps(store))
+    proposals = _proposals(summary)
+    if not proposals:
+        return
+    index = _position(proposals)
+    proposal = proposals[index]
+    written = review.decide(store, proposal, me, action, grade=grade)
+    if written is None:
+        flash(f"Rejected: no label on {proposal.new_chunk}.")
+    else:
+        flash(f"{proposal.new_chunk}: graded {written} for {proposal.question_id}.")
+    proposals = _proposals(summary)
+    keys = [list(p.key) for p in proposals]
+    here = keys.index(list(proposal.key)) if list(proposal.key) in keys else index - 1
+    _go(proposals, _next_undecided(proposals, here))
+
+
+def move(step: int) -> None:
+    summaries = review.remaps(store)
+    if not summaries:
+        return
+    proposals = _proposals(_chosen(summaries))
+    _go(proposals, _position(proposals) + step)
+
+
+def pair_changed() -> None:
+    st.session_state.pop("remap_current", None)
+
+
+# page -------------------------------------------------------------------------------------
+
+
+def sidebar(summaries: list[review.RemapSummary], summary: review.RemapSummary) -> None:
+    with st.sidebar:
+        if len(summaries) > 1:
+            st.selectbox(
+                "Remap",
+                [s.label for s in summaries],
+                key="remap_pair",
+                on_change=pair_changed,
+            )
+        done = summary.decided
+        total = max(summary.proposals, 1)
+        st.progress(done / total, text=f"{done} of {summary.proposals} proposals decided")
+        counts = summary.counts
+        st.caption(
+            f"This remap carried {counts.get('applied', 0)} label mappings on its own,"
+            f" queued {counts.get('queued', 0)}, lost {counts.get('lost', 0)}"
+            f" (min coverage {summary.min_coverage:g})."
+        )
+        st.toggle("Only proposals from my own labels", key="remap_mine", on_change=pair_changed)
+        st.toggle("Show decided proposals", key="remap_show_decided", value=True)
+        st.html(
+            '<div class="lbl-keys"><b>Keys</b><br>'
+            "<kbd>A</kbd> accept the proposed grade<br>"
+            "<kbd>2</kbd> <kbd>1</kbd> <kbd>0</kbd> give that grade instead<br>"
+            "<kbd>X</kbd> reject: no label on this chunk<br>"
+            "<kbd>N</kbd>/<kbd>P</kbd> next / previous proposal</div>"
+        )
+        st.html(
+            '<div class="rm-legend lbl-keys"><span class="rm-gone">red</span> not in the'
+            ' proposed chunk · <span class="rm-new">green</span> not in the old passage</div>'
+        )
+
+
+def toolbar(proposal: review.Proposal) -> None:
+    with st.container(horizontal=True, vertical_alignment="center", key="remap_toolbar"):
+        st.button(
+            f"Accept · {GRADE_NAMES[proposal.grade]}",
+            key="remap_key_a",
+            shortcut="a",
+            on_click=decide,
+            args=("accept",),
+            type="primary",
+            help="Give the proposed chunk the proposed grade",
+        )
+        for value in (2, 1, 0):
+            st.button(
+                GRADE_NAMES[value],
+                key=f"remap_key_{value}",
+                shortcut=str(value),
+                on_click=decide,
+                args=("change", value),
+                help="Give the proposed chunk this grade",
+            )
+        st.button(
+            "Reject",
+            key="remap_key_x",
+            shortcut="x",
+            on_click=decide,
+            args=("reject",),
+            help="The old label does not carry to this chunk: no label is written",
+            type="tertiary",
+        )
+        st.button(
+            "Previous",
+            icon=":material/chevron_left:",
+            key="remap_key_p",
+            shortcut="p",
+            on_click=move,
+            args=(-1,),
+        )
+        st.button(
+            "Next",
+            icon=":material/chevron_right:",
+            icon_position="right",
+            key="remap_key_n",
+            shortcut="n",
+            on_click=move,
+            args=(1,),
+        )
+
+
+def figures(source: review.Source) -> str:
+    return (
+        '<div class="rm-figures">'
+        f"coverage <b>{source.coverage:.0%}</b> of the passage is in this chunk · "
+        f"containment <b>{source.containment:.0%}</b> of the chunk is the passage · "
+        f"similarity <b>{source.similarity:.0f}</b> · {html.escape(source.method or '')}</div>"
+    )
+
+
+def proposal_view(summary: review.RemapSummary, proposals, index: int) -> None:
+    proposal = proposals[index]
+    st.caption(
+        f"Proposal {index + 1} of {len(proposals)} · question {proposal.question_id}"
+        f" · {summary.label}"
+    )
+    st.html(safe_text_html(proposal.question, css_class="lbl-question"))
+    if proposal.decided:
+        grade = proposal.review_grade
+        verdict = DECIDED[proposal.review] + (f" with grade {grade}" if grade is not None else "")
+        st.success(
+            f"{verdict} by {proposal.reviewed_by}. Press a key to decide again.",
+            icon=":material/check_circle:",
+        )
+    st.info(
+        f"{proposal.reason.capitalize()}: {proposal.explanation}."
+        f" Proposed grade: {GRADE_NAMES[proposal.grade]}.",
+        icon=":material/call_split:",
+    )
+    toolbar(proposal)
+    left, right = st.columns(2, gap="medium")
+    with left:
+        for source in proposal.sources:
+            with st.container(border=True, key=f"remap_old_{source.old_chunk}_{source.reviewer}"):
+                st.html(
+                    '<div class="rm-head">'
+                    f"<b>Old passage · {html.escape(source.old_chunk)}</b>"
+                    f"<span>{html.escape(source.reviewer)} graded {source.old_grade}</span></div>"
+                )
+                old, _ = review.diff(source.old_text, proposal.new_text)
+                st.html(diff_html(old, changed="rm-gone"))
+                st.html(figures(source))
+                if source.note:
+                    st.caption("Note:")
+                    st.text(source.note)
+    with right, st.container(border=True, key="remap_new"):
+        title = proposal.new_title or ""
+        st.html(
+            '<div class="rm-head">'
+            f"<b>Proposed chunk · {html.escape(proposal.new_chunk)}</b>"
+            f"<span>{html.escape(title)}</span></div>"
+        )
+        pieces = review.shared_in(proposal.new_text, [s.old_text for s in proposal.sources])
+        st.html(diff_html(pieces, changed="rm-new"))
+
+
+def render() -> None:
+    st.html(STYLE)
+    summaries = review.remaps(store)
+    if not summaries:
+        st.title("Remap queue")
+        st.write(
+            "Nothing to review. After importing a new chunking, carry the labels over with"
+            " `labeler remap --from OLD --to NEW`: what the rules cannot decide on their own"
+            " waits here."
+        )
+        return
+    summary = _chosen(summaries)
+    sidebar(summaries, summary)
+    proposals = _proposals(summary)
+    if not proposals:
+        st.title("Remap queue")
+        st.success(
+            f"Nothing waits in {summary.label}: every proposal is decided"
+            " (turn on “Show decided proposals” to revisit them)."
+            if summary.proposals
+            else f"The remap {summary.label} carried everything on its own.",
+            icon=":material/task_alt:",
+        )
+        return
+    index = _position(proposals)
+    proposal_view(summary, proposals, index)
+
+
+render()
