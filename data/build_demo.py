@@ -117,9 +117,11 @@ def split_blocks(text: str) -> list[tuple[int, int]]:
     return blocks
 
 
-def split_long_block(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """Cut a block longer than MAX_CHUNK at line breaks, then at sentence ends."""
-    if end - start <= MAX_CHUNK:
+def split_long_block(
+    text: str, start: int, end: int, limit: int = MAX_CHUNK
+) -> list[tuple[int, int]]:
+    """Cut a block longer than ``limit`` at line breaks, then at sentence ends."""
+    if end - start <= limit:
         return [(start, end)]
     # Candidate cut points: after a newline, or after ". " / "; " inside a line.
     cuts = [m.end() for m in re.finditer(r"\n|(?<=[.;:])[ ](?=\S)", text[start:end])]
@@ -128,14 +130,14 @@ def split_long_block(text: str, start: int, end: int) -> list[tuple[int, int]]:
     last_ok = None
     for cut in cuts:
         absolute = start + cut
-        if absolute - piece_start <= MAX_CHUNK:
+        if absolute - piece_start <= limit:
             last_ok = absolute
             continue
-        if last_ok is None:  # one sentence longer than MAX_CHUNK: accept it whole
+        if last_ok is None:  # one sentence longer than the limit: accept it whole
             last_ok = absolute
         pieces.append((piece_start, last_ok))
         piece_start = last_ok
-        last_ok = absolute if absolute - piece_start <= MAX_CHUNK else None
+        last_ok = absolute if absolute - piece_start <= limit else None
     pieces.append((piece_start, end))
     # Trim the whitespace left at the cut points so offsets hold text only.
     trimmed = []
@@ -153,19 +155,24 @@ def is_heading(text: str, span: tuple[int, int]) -> bool:
     return text[span[0] : span[1]].startswith("#")
 
 
-def chunk_document(doc: dict) -> list[dict]:
+def chunk_document(
+    doc: dict, *, limit: int = MAX_CHUNK, mark: str = "#", carry_headings: bool = False
+) -> list[dict]:
     """Split a document into chunks of whole paragraphs, without overlap.
 
     Rules: a Markdown heading starts a new chunk (unless the open chunk is shorter than
     MIN_BEFORE_HEADING characters, e.g. a title followed by a one-line introduction), and is
     never the last block of a chunk; paragraphs are packed while the chunk stays within
-    MAX_CHUNK characters; a paragraph longer than that is cut at line or sentence ends. A chunk's
-    text is exactly document.text[start:end].
+    ``limit`` characters (MAX_CHUNK); a paragraph longer than that is cut at line or sentence
+    ends. A chunk's text is exactly document.text[start:end]; its id is the document id, ``mark``
+    and its number from 1. With ``carry_headings`` (the second chunking), a heading that would
+    end a chunk cut for size goes on to the next one with its section (the default chunking
+    keeps its first behaviour, so the demo's chunk ids and runs stay as they are).
     """
     text = doc["text"]
     blocks: list[tuple[int, int]] = []
     for start, end in split_blocks(text):
-        blocks.extend(split_long_block(text, start, end))
+        blocks.extend(split_long_block(text, start, end, limit))
 
     groups: list[list[tuple[int, int]]] = []
     current: list[tuple[int, int]] = []
@@ -178,10 +185,13 @@ def chunk_document(doc: dict) -> list[dict]:
             size_if_added = block[1] - current[0][0]
             open_size = current[-1][1] - current[0][0]
             starts_section = is_heading(text, block) and open_size >= MIN_BEFORE_HEADING
-            too_big = size_if_added > MAX_CHUNK and not only_headings(current)
+            too_big = size_if_added > limit and not only_headings(current)
             if starts_section or too_big:
+                carried = []
+                while carry_headings and len(current) > 1 and is_heading(text, current[-1]):
+                    carried.insert(0, current.pop())
                 groups.append(current)
-                current = []
+                current = carried
         current.append(block)
     if current:
         groups.append(current)
@@ -191,7 +201,7 @@ def chunk_document(doc: dict) -> list[dict]:
         start, end = group[0][0], group[-1][1]
         chunks.append(
             {
-                "id": f"{doc['id']}#{number}",
+                "id": f"{doc['id']}{mark}{number}",
                 "doc_id": doc["id"],
                 "title": chunk_title(doc, start),
                 "text": text[start:end],
@@ -549,6 +559,57 @@ def make_labels(questions, truth, runs, plan, disagreements, documents, chunks_b
 
 
 # ---------------------------------------------------------------------------------------------
+# The second chunking (the remap demo)
+
+
+def revise(doc_id: str, text: str, edits: list[tuple[str, str, str]]) -> str:
+    """Apply the hand-written revisions of demo_source/remap.py to one document's text."""
+    for kind, old, new in edits:
+        if text.count(old) != 1:
+            raise BuildError(f"remap.py {doc_id}: {old!r} occurs {text.count(old)} times")
+        if kind == "replace":
+            text = text.replace(old, new)
+        elif kind == "move":
+            start = text.index(old)
+            following = text.find("\n## ", start + len(old))
+            end = following + 1 if following >= 0 else len(text)
+            section = text[start:end]
+            text = text[:start] + text[end:]
+            if text.count(new) != 1:
+                raise BuildError(f"remap.py {doc_id}: heading {new!r} not found once")
+            at = text.index(new)
+            text = text[:at] + section.rstrip("\n") + "\n\n" + text[at:]
+        else:
+            raise BuildError(f"remap.py {doc_id}: unknown revision {kind!r}")
+    return text
+
+
+def build_remap(out: Path, documents: list[dict]) -> dict:
+    """The revised documents and every chunk of the second chunking, into ``out``."""
+    source = load_module("remap")
+    unknown = set(source.REVISED) - {d["id"] for d in documents}
+    if unknown:
+        raise BuildError(f"remap.py: unknown documents {sorted(unknown)}")
+    revised, chunks = [], []
+    for doc in documents:
+        plan = source.REVISED.get(doc["id"])
+        if plan is not None:
+            doc = {
+                "id": plan["id"],
+                "title": doc["title"],
+                "text": revise(doc["id"], doc["text"], plan["edits"]),
+            }
+            revised.append(doc)
+        for chunk in chunk_document(doc, limit=source.LIMIT, mark="~", carry_headings=True):
+            assert doc["text"][chunk["start"] : chunk["end"]] == chunk["text"], chunk["id"]
+            chunks.append(chunk)
+    assert len({c["id"] for c in chunks}) == len(chunks), "duplicate chunk ids"
+    write_jsonl(out / "documents.jsonl", revised)
+    write_jsonl(out / "chunks.jsonl", chunks)
+    return {"chunking": source.CHUNKING, "revised": revised, "chunks": chunks}
+
+
+# ---------------------------------------------------------------------------------------------
 # Writing
 
 
@@ -625,6 +686,8 @@ def build(out: Path) -> dict:
         write_text(out / "labels" / f"{reviewer}.qrels", lines)
     write_text(out / "labels" / "unanswerable.tsv", [f"{q}\t{r}" for q, r in unanswerable])
 
+    remap = build_remap(out / "remap", documents)
+
     lines = []
     for qid in qids:
         for chunk_id in sorted(truth[qid], key=chunk_sort_key):
@@ -661,6 +724,7 @@ def build(out: Path) -> dict:
         "unanswerable": unanswerable,
         "applied": applied,
         "judge": judge,
+        "remap": remap,
     }
 
 
@@ -715,6 +779,12 @@ def check_and_summarise(figures: dict) -> None:
         f"judge: {judge['relevance_rows']} relevance grades on {judge['relevance_questions']}"
         f" questions ({judge['relevance_mistakes']} differ from the ground truth);"
         f" {judge['answers']} answers judged for faithfulness, {judge['reviews']} people's verdicts"
+    )
+
+    remap = figures["remap"]
+    print(
+        f"second chunking {remap['chunking']!r}: {len(remap['chunks'])} chunks; revised and"
+        f" renamed: {', '.join(d['id'] for d in remap['revised'])}"
     )
 
     # The promises of the brief, checked on every build.

@@ -22,10 +22,14 @@ from labeler.store import Store
 
 DEMO_DIR = Path(__file__).resolve().parents[1] / "data" / "demo"
 DEMO_DB = "labeler-demo.db"
+# The second chunking (data/demo_source/remap.py): the labels are remapped onto it, and what the
+# rules cannot decide waits in the app's remap queue.
+REMAP_CHUNKING = "sentences"
 
 
 def load_demo(store: Store, folder: str | Path = DEMO_DIR) -> list[ImportReport]:
-    """Documents, chunks, questions, three runs, and two reviewers' labels. Idempotent."""
+    """Documents, chunks, questions, three runs, two reviewers' labels, and a second chunking
+    the labels are remapped onto. Idempotent."""
     folder = Path(folder)
     if not (folder / "chunks.jsonl").is_file():
         msg = "no demo data here (expected chunks.jsonl); run python data/build_demo.py"
@@ -52,6 +56,8 @@ def load_demo(store: Store, folder: str | Path = DEMO_DIR) -> list[ImportReport]
                 if report is not None:
                     reports.append(report)
         reports += load_judge_demo(store, folder / "judge")
+        if (folder / "remap" / "chunks.jsonl").is_file():
+            reports += _load_remap(store, folder / "remap")
     return reports
 
 
@@ -113,6 +119,29 @@ def load_judge_demo(store: Store, folder: Path) -> list[ImportReport]:
                 unchanged=0 if plan.created else count,
             )
         )
+    return reports
+
+
+def _load_remap(store: Store, folder: Path) -> list[ImportReport]:
+    """The revised documents and the second chunking, then the remap of every label onto it
+    (the grading page keeps working on ``default``: the current chunking does not change)."""
+    from labeler.remap import remap
+
+    reports = [
+        import_documents(store, folder / "documents.jsonl"),
+        import_chunks(store, folder / "chunks.jsonl", chunking=REMAP_CHUNKING),
+    ]
+    result = remap(store, "default", REMAP_CHUNKING)
+    counts = result.plan.counts()
+    reports.append(
+        ImportReport(
+            "remap",
+            str(folder),
+            added=result.labels_added,
+            unchanged=result.labels_present,
+            detail=f"default -> {REMAP_CHUNKING}: {counts['queued']} mappings to review",
+        )
+    )
     return reports
 
 

@@ -20,7 +20,6 @@ from labeler.labeling import refresh_progress
 from labeler.remap.rules import REASONS
 from labeler.store import Store, check_reviewer
 from labeler.store.base import now
-from labeler.store.remap import KEY_COLUMNS
 
 ACTIONS = ("accept", "change", "reject")
 REASON_ORDER = ("conflict", "split", "edited", "partial", "mixed", "unseen")
@@ -203,11 +202,11 @@ def decide(
     keys = [s.key for s in proposal.sources]
     with store.write():
         current = {
-            tuple(r[c] for c in KEY_COLUMNS): r
+            r.key: r
             for r in store.remap_mappings(proposal.from_chunking, proposal.to_chunking)
-            if r["question_id"] == proposal.question_id
-            and r["new_chunk_id"] == proposal.new_chunk
-            and r["decision"] == "queued"
+            if r.question_id == proposal.question_id
+            and r.new_chunk_id == proposal.new_chunk
+            and r.decision == "queued"
         }
         if not current:
             msg = (
@@ -259,12 +258,12 @@ def _withdraw_earlier(store: Store, proposal: Proposal, reviewer: str, rows, sta
     """The label this reviewer's earlier decision on the proposal wrote goes, if nobody changed
     it since (another reviewer's label is their own judgement, and stays)."""
     for row in rows:
-        if row["review"] not in ("accepted", "changed") or row["reviewed_by"] != reviewer:
+        if row.review not in ("accepted", "changed") or row.reviewed_by != reviewer:
             continue
         label = store.label_grades_of(
             proposal.question_id, proposal.to_chunking, proposal.new_chunk, reviewer
         )
-        if label is not None and label == (row["review_grade"], row["reviewed_at"]):
+        if label is not None and label == (row.review_grade, row.reviewed_at):
             store.remove_label(
                 proposal.question_id,
                 proposal.to_chunking,

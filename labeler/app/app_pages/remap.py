@@ -19,6 +19,14 @@ from labeler.remap import review
 
 GRADE_NAMES = {2: "2 · answers it", 1: "1 · helps partly", 0: "0 · not relevant"}
 DECIDED = {"accepted": "Accepted", "changed": "Graded", "rejected": "Rejected"}
+ICONS = {
+    "split": ":material/call_split:",
+    "edited": ":material/edit_note:",
+    "conflict": ":material/warning:",
+    "partial": ":material/content_cut:",
+    "unseen": ":material/visibility:",
+    "mixed": ":material/join:",
+}
 STYLE = """
 <style>
 .rm-gone { background: #ffe3e3; border-radius: 2px; }
@@ -58,20 +66,25 @@ def _chosen(summaries: list[review.RemapSummary]) -> review.RemapSummary:
 
 
 def _position(proposals: list[review.Proposal]) -> int:
-    """Where the reviewer is: the proposal they were on, else the first undecided one."""
+    """Where the reviewer is: the proposal in the URL (``?question=…&chunk=…``, so a reload or
+    a shared link opens it), else the one they were on, else the first undecided one."""
     keys = [list(p.key) for p in proposals]
-    current = st.session_state.get("remap_current")
+    linked = [st.query_params.get("question"), st.query_params.get("chunk")]
+    current = linked if linked in keys else st.session_state.get("remap_current")
     if current in keys:
-        return keys.index(current)
-    index = next((i for i, p in enumerate(proposals) if not p.decided), 0)
+        index = keys.index(current)
+    else:
+        index = next((i for i, p in enumerate(proposals) if not p.decided), 0)
     if proposals:
-        st.session_state["remap_current"] = keys[index]
+        _go(proposals, index)
     return index
 
 
 def _go(proposals: list[review.Proposal], index: int) -> None:
     if proposals:
-        st.session_state["remap_current"] = list(proposals[index % len(proposals)].key)
+        key = list(proposals[index % len(proposals)].key)
+        st.session_state["remap_current"] = key
+        st.query_params.update({"question": key[0], "chunk": key[1]})
 
 
 def _next_undecided(proposals: list[review.Proposal], after: int) -> int:
@@ -114,6 +127,8 @@ def move(step: int) -> None:
 
 def pair_changed() -> None:
     st.session_state.pop("remap_current", None)
+    st.query_params.pop("question", None)
+    st.query_params.pop("chunk", None)
 
 
 # page -------------------------------------------------------------------------------------
@@ -226,7 +241,7 @@ def proposal_view(summary: review.RemapSummary, proposals, index: int) -> None:
     st.info(
         f"{proposal.reason.capitalize()}: {proposal.explanation}."
         f" Proposed grade: {GRADE_NAMES[proposal.grade]}.",
-        icon=":material/call_split:",
+        icon=ICONS.get(proposal.reason, ":material/help:"),
     )
     toolbar(proposal)
     left, right = st.columns(2, gap="medium")
@@ -241,6 +256,15 @@ def proposal_view(summary: review.RemapSummary, proposals, index: int) -> None:
                 old, _ = review.diff(source.old_text, proposal.new_text)
                 st.html(diff_html(old, changed="rm-gone"))
                 st.html(figures(source))
+                elsewhere = [
+                    p.new_chunk
+                    for p in proposals
+                    if p.question_id == proposal.question_id
+                    and p.key != proposal.key
+                    and any(s.old_chunk == source.old_chunk for s in p.sources)
+                ]
+                if elsewhere:
+                    st.caption("The rest is proposed with: " + ", ".join(elsewhere))
                 if source.note:
                     st.caption("Note:")
                     st.text(source.note)
@@ -269,6 +293,14 @@ def render() -> None:
     summary = _chosen(summaries)
     sidebar(summaries, summary)
     proposals = _proposals(summary)
+    if not proposals and st.session_state.get("remap_mine"):
+        st.title("Remap queue")
+        st.info(
+            f"No proposal of {summary.label} comes from your own labels: turn off “Only"
+            " proposals from my own labels” to review the others'.",
+            icon=":material/filter_alt:",
+        )
+        return
     if not proposals:
         st.title("Remap queue")
         st.success(
@@ -279,6 +311,12 @@ def render() -> None:
             icon=":material/task_alt:",
         )
         return
+    if summary.proposals and summary.decided == summary.proposals:
+        st.success(
+            f"All {summary.proposals} proposals of {summary.label} are decided;"
+            " you can still revisit any of them.",
+            icon=":material/task_alt:",
+        )
     index = _position(proposals)
     proposal_view(summary, proposals, index)
 
