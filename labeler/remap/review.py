@@ -42,6 +42,7 @@ class Source:
     similarity: float
     reason: str
     key: tuple
+    elsewhere: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,20 +110,74 @@ def remaps(store: Store) -> list[RemapSummary]:
     ]
 
 
+@dataclass(frozen=True, slots=True)
+class ProposalKey:
+    """A proposal as the queue lists it: which, the grade proposed, and whether decided."""
+
+    question_id: str
+    new_chunk: str
+    grade: int
+    decided: bool
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.question_id, self.new_chunk)
+
+
+def keys(
+    store: Store, from_chunking: str, to_chunking: str, *, reviewer: str | None = None
+) -> list[ProposalKey]:
+    """The proposals of a remap, in queue order (by question, then grade proposed, highest
+    first, then the new chunk's place in its document), without their texts: cheap enough to
+    list a queue of a hundred thousand. ``reviewer`` keeps those from that reviewer's labels."""
+    return [
+        ProposalKey(q, c, g, bool(d))
+        for q, c, g, d in store.remap_proposal_keys(from_chunking, to_chunking, reviewer=reviewer)
+    ]
+
+
+def proposal(
+    store: Store,
+    from_chunking: str,
+    to_chunking: str,
+    question_id: str,
+    new_chunk: str,
+    *,
+    reviewer: str | None = None,
+) -> Proposal | None:
+    """One proposal with everything the review shows (None when the remap has no such one)."""
+    rows = store.remap_queue_rows(
+        from_chunking, to_chunking, question_id=question_id, new_chunk_id=new_chunk
+    )
+    found = _proposals(from_chunking, to_chunking, rows, reviewer)
+    return found[0] if found else None
+
+
 def queue(
     store: Store, from_chunking: str, to_chunking: str, *, reviewer: str | None = None
 ) -> list[Proposal]:
-    """The proposals of a remap: by question, then grade proposed (highest first), then the
-    new chunk's place in its document. ``reviewer`` keeps those from that reviewer's labels."""
+    """Every proposal of a remap with its texts, in queue order (see ``keys``)."""
+    found = {
+        p.key: p
+        for p in _proposals(
+            from_chunking, to_chunking, store.remap_queue_rows(from_chunking, to_chunking), reviewer
+        )
+    }
+    return [found[k.key] for k in keys(store, from_chunking, to_chunking, reviewer=reviewer)]
+
+
+def _proposals(
+    from_chunking: str, to_chunking: str, rows: list[dict], reviewer: str | None
+) -> list[Proposal]:
     groups: dict[tuple[str, str], list[dict]] = {}
-    for row in store.remap_queue_rows(from_chunking, to_chunking):
+    for row in rows:
         if reviewer is not None and row["reviewer"] != reviewer:
             continue
         groups.setdefault((row["question_id"], row["new_chunk_id"]), []).append(row)
     proposals = []
-    for (question_id, new_chunk), rows in groups.items():
-        first = rows[0]
-        reasons = {r["reason"] for r in rows}
+    for (question_id, new_chunk), members in groups.items():
+        first = members[0]
+        reasons = {r["reason"] for r in members}
         reason = next((r for r in REASON_ORDER if r in reasons), first["reason"])
         sources = tuple(
             Source(
@@ -145,10 +200,13 @@ def queue(
                     r["old_chunk_id"],
                     new_chunk,
                 ),
+                elsewhere=tuple(
+                    sorted((r["elsewhere"] or "").split("\n")) if r["elsewhere"] else ()
+                ),
             )
-            for r in rows
+            for r in members
         )
-        decided = [r for r in rows if r["review"] is not None]
+        decided = [r for r in members if r["review"] is not None]
         latest = max(decided, key=lambda r: r["reviewed_at"]) if decided else None
         proposals.append(
             Proposal(
@@ -159,7 +217,7 @@ def queue(
                 new_chunk=new_chunk,
                 new_text=first["new_text"] or "",
                 new_title=first["new_title"],
-                grade=max(r["grade"] for r in rows),
+                grade=max(r["grade"] for r in members),
                 reason=reason,
                 sources=sources,
                 review=latest["review"] if latest else None,
@@ -168,11 +226,6 @@ def queue(
                 reviewed_at=latest["reviewed_at"] if latest else None,
             )
         )
-    order = {
-        key: (rows[0]["new_doc_id"] or "", rows[0]["new_start"] or 0)
-        for key, rows in groups.items()
-    }
-    proposals.sort(key=lambda p: (p.question_id, -p.grade, order[p.key], p.new_chunk))
     return proposals
 
 
@@ -203,10 +256,12 @@ def decide(
     with store.write():
         current = {
             r.key: r
-            for r in store.remap_mappings(proposal.from_chunking, proposal.to_chunking)
-            if r.question_id == proposal.question_id
-            and r.new_chunk_id == proposal.new_chunk
-            and r.decision == "queued"
+            for r in store.proposal_mappings(
+                proposal.from_chunking,
+                proposal.to_chunking,
+                proposal.question_id,
+                proposal.new_chunk,
+            )
         }
         if not current:
             msg = (
@@ -335,10 +390,13 @@ def _pieces(text: str, tokens: list[str], shared: list[bool]) -> list[tuple[str,
 __all__ = [
     "ACTIONS",
     "Proposal",
+    "ProposalKey",
     "RemapSummary",
     "Source",
     "decide",
     "diff",
+    "keys",
+    "proposal",
     "queue",
     "remaps",
     "shared_in",

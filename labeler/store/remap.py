@@ -241,6 +241,18 @@ class RemapStore(StoreBase):
         )
         return [MappingRow._make(row) for row in cursor]
 
+    def proposal_mappings(
+        self, from_chunking: str, to_chunking: str, question_id: str, new_chunk_id: str
+    ) -> list[MappingRow]:
+        """The queued label mappings of one proposal (a question and a new chunk)."""
+        cursor = self.conn.execute(
+            f"SELECT {', '.join(MAPPING_COLUMNS)} FROM remap_mappings"
+            " WHERE from_chunking = ? AND to_chunking = ? AND kind = 'label'"
+            " AND decision = 'queued' AND question_id = ? AND new_chunk_id = ?",
+            (from_chunking, to_chunking, question_id, new_chunk_id),
+        )
+        return [MappingRow._make(row) for row in cursor]
+
     def save_mappings(self, rows: Sequence[MappingRow], deleted: Sequence[tuple]) -> None:
         """Upsert mapping rows (every column) and delete the rows with the given keys."""
         with self.write() as conn:
@@ -302,15 +314,46 @@ class RemapStore(StoreBase):
             row["counts"] = json.loads(row["counts"])
         return rows
 
-    def remap_queue_rows(self, from_chunking: str, to_chunking: str) -> list[dict]:
-        """The queued label mappings of a remap, with the texts the review shows."""
+    def remap_proposal_keys(
+        self, from_chunking: str, to_chunking: str, *, reviewer: str | None = None
+    ) -> list[tuple]:
+        """(question, new chunk, proposed grade, decided) of every proposal of a remap: the
+        queued label mappings grouped by question and new chunk; by question, then grade
+        (highest first), then the new chunk's place in its document. Light: no texts."""
+        return self.conn.execute(
+            "SELECT m.question_id, m.new_chunk_id, max(m.grade) AS grade,"
+            " max(m.review IS NOT NULL) AS decided FROM remap_mappings m"
+            " LEFT JOIN chunks n ON n.chunking = m.to_chunking AND n.id = m.new_chunk_id"
+            " WHERE m.from_chunking = ? AND m.to_chunking = ? AND m.kind = 'label'"
+            " AND m.decision = 'queued' AND (? IS NULL OR m.reviewer = ?)"
+            " GROUP BY m.question_id, m.new_chunk_id"
+            " ORDER BY m.question_id, grade DESC, n.doc_id, n.start, m.new_chunk_id",
+            (from_chunking, to_chunking, reviewer, reviewer),
+        ).fetchall()
+
+    def remap_queue_rows(
+        self,
+        from_chunking: str,
+        to_chunking: str,
+        *,
+        question_id: str | None = None,
+        new_chunk_id: str | None = None,
+    ) -> list[dict]:
+        """The queued label mappings of a remap (of one proposal, when question and new chunk
+        are given), with the texts the review shows and where else each old label went."""
+        one = question_id is not None and new_chunk_id is not None
         return self.query(
             "SELECT m.question_id, m.reviewer, m.old_chunk_id, m.new_chunk_id, m.old_grade,"
             " m.grade, m.note, m.method, m.coverage, m.containment, m.similarity, m.reason,"
             " m.review, m.review_grade, m.reviewed_by, m.reviewed_at,"
             " coalesce(l.passage_text, o.text) AS old_text, n.text AS new_text,"
             " n.doc_id AS new_doc_id, n.title AS new_title, n.start AS new_start,"
-            " q.text AS question"
+            " q.text AS question,"
+            " (SELECT group_concat(e.new_chunk_id, char(10)) FROM remap_mappings e"
+            "  WHERE e.from_chunking = m.from_chunking AND e.to_chunking = m.to_chunking"
+            "  AND e.kind = 'label' AND e.question_id = m.question_id"
+            "  AND e.reviewer = m.reviewer AND e.old_chunk_id = m.old_chunk_id"
+            "  AND e.new_chunk_id != m.new_chunk_id AND e.decision = 'queued') AS elsewhere"
             " FROM remap_mappings m"
             " LEFT JOIN labels l ON l.question_id = m.question_id"
             "  AND l.chunking = m.from_chunking AND l.chunk_id = m.old_chunk_id"
@@ -320,8 +363,10 @@ class RemapStore(StoreBase):
             " LEFT JOIN questions q ON q.id = m.question_id"
             " WHERE m.from_chunking = ? AND m.to_chunking = ? AND m.kind = 'label'"
             " AND m.decision = 'queued'"
-            " ORDER BY m.question_id, m.new_chunk_id, m.old_chunk_id, m.reviewer",
-            (from_chunking, to_chunking),
+            # Spelled out (not "? IS NULL OR ..."), so one proposal is an index lookup.
+            + (" AND m.question_id = ? AND m.new_chunk_id = ?" if one else "")
+            + " ORDER BY m.question_id, m.new_chunk_id, m.old_chunk_id, m.reviewer",
+            (from_chunking, to_chunking, *((question_id, new_chunk_id) if one else ())),
         )
 
     def label_provenance(

@@ -396,7 +396,12 @@ def remap(db: sqlite_utils.Database) -> None:
             PRIMARY KEY (from_chunking, to_chunking, kind, question_id, reviewer, old_chunk_id,
                          new_chunk_id)
         ) WITHOUT ROWID;
+        -- A label's provenance: the mappings that point at it.
         CREATE INDEX remap_mappings_by_target
             ON remap_mappings (to_chunking, question_id, new_chunk_id);
+        -- The review queue, read from the index alone: proposals grouped by question and chunk.
+        CREATE INDEX remap_mappings_queue
+            ON remap_mappings (from_chunking, to_chunking, kind, decision, question_id,
+                               new_chunk_id, reviewer, grade, review);
         """
     )

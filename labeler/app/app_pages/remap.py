@@ -46,13 +46,23 @@ me = reviewer()
 # the queue --------------------------------------------------------------------------------
 
 
-def _proposals(summary: review.RemapSummary) -> list[review.Proposal]:
-    mine = me if st.session_state.get("remap_mine") else None
-    proposals = review.queue(store, summary.from_chunking, summary.to_chunking, reviewer=mine)
+def _mine() -> str | None:
+    return me if st.session_state.get("remap_mine") else None
+
+
+def _proposals(summary: review.RemapSummary) -> list[review.ProposalKey]:
+    """The queue, without texts (a remap can queue tens of thousands): one is read in full."""
+    proposals = review.keys(store, summary.from_chunking, summary.to_chunking, reviewer=_mine())
     if not st.session_state.get("remap_show_decided", True):
         current = st.session_state.get("remap_current")
         proposals = [p for p in proposals if not p.decided or list(p.key) == current]
     return proposals
+
+
+def _full(summary: review.RemapSummary, key: review.ProposalKey) -> review.Proposal | None:
+    return review.proposal(
+        store, summary.from_chunking, summary.to_chunking, *key.key, reviewer=_mine()
+    )
 
 
 def _chosen(summaries: list[review.RemapSummary]) -> review.RemapSummary:
@@ -65,7 +75,7 @@ def _chosen(summaries: list[review.RemapSummary]) -> review.RemapSummary:
     return summaries[labels.index(wanted)]
 
 
-def _position(proposals: list[review.Proposal]) -> int:
+def _position(proposals: list[review.ProposalKey]) -> int:
     """Where the reviewer is: the proposal in the URL (``?question=…&chunk=…``, so a reload or
     a shared link opens it), else the one they were on, else the first undecided one."""
     keys = [list(p.key) for p in proposals]
@@ -80,14 +90,14 @@ def _position(proposals: list[review.Proposal]) -> int:
     return index
 
 
-def _go(proposals: list[review.Proposal], index: int) -> None:
+def _go(proposals: list[review.ProposalKey], index: int) -> None:
     if proposals:
         key = list(proposals[index % len(proposals)].key)
         st.session_state["remap_current"] = key
         st.query_params.update({"question": key[0], "chunk": key[1]})
 
 
-def _next_undecided(proposals: list[review.Proposal], after: int) -> int:
+def _next_undecided(proposals: list[review.ProposalKey], after: int) -> int:
     count = len(proposals)
     for step in range(1, count + 1):
         if not proposals[(after + step) % count].decided:
@@ -100,12 +110,17 @@ def _next_undecided(proposals: list[review.Proposal], after: int) -> int:
 
 @safely
 def decide(action: str, grade: int | None = None) -> None:
-    summary = _chosen(review.remaps(store))
-    proposals = _proposals(summary)
-    if not proposals:
+    """Decide the proposal on screen (its key is in the session), then open the next
+    undecided one."""
+    current = st.session_state.get("remap_current")
+    if not current:
         return
-    index = _position(proposals)
-    proposal = proposals[index]
+    summary = _chosen(review.remaps(store))
+    proposal = review.proposal(
+        store, summary.from_chunking, summary.to_chunking, *current, reviewer=_mine()
+    )
+    if proposal is None:
+        return
     written = review.decide(store, proposal, me, action, grade=grade)
     if written is None:
         flash(f"Rejected: no label on {proposal.new_chunk}.")
@@ -113,7 +128,7 @@ def decide(action: str, grade: int | None = None) -> None:
         flash(f"{proposal.new_chunk}: graded {written} for {proposal.question_id}.")
     proposals = _proposals(summary)
     keys = [list(p.key) for p in proposals]
-    here = keys.index(list(proposal.key)) if list(proposal.key) in keys else index - 1
+    here = keys.index(current) if current in keys else 0
     _go(proposals, _next_undecided(proposals, here))
 
 
@@ -225,7 +240,10 @@ def figures(source: review.Source) -> str:
 
 
 def proposal_view(summary: review.RemapSummary, proposals, index: int) -> None:
-    proposal = proposals[index]
+    proposal = _full(summary, proposals[index])
+    if proposal is None:
+        st.warning("This proposal is gone: the remap was run again. Press N for the next one.")
+        return
     st.caption(
         f"Proposal {index + 1} of {len(proposals)} · question {proposal.question_id}"
         f" · {summary.label}"
@@ -256,15 +274,8 @@ def proposal_view(summary: review.RemapSummary, proposals, index: int) -> None:
                 old, _ = review.diff(source.old_text, proposal.new_text)
                 st.html(diff_html(old, changed="rm-gone"))
                 st.html(figures(source))
-                elsewhere = [
-                    p.new_chunk
-                    for p in proposals
-                    if p.question_id == proposal.question_id
-                    and p.key != proposal.key
-                    and any(s.old_chunk == source.old_chunk for s in p.sources)
-                ]
-                if elsewhere:
-                    st.caption("The rest is proposed with: " + ", ".join(elsewhere))
+                if source.elsewhere:
+                    st.caption("The rest is proposed with: " + ", ".join(source.elsewhere))
                 if source.note:
                     st.caption("Note:")
                     st.text(source.note)
