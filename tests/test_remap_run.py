@@ -118,6 +118,20 @@ def test_a_redo_never_withdraws_a_label_a_reviewer_changed(store: Store) -> None
     assert labels(store, "v2") == [("q1", "x", "maria", 1, None)]
 
 
+def test_a_redo_follows_an_old_label_regraded_since(merged: Store) -> None:
+    remap(merged, "v1", "v2")
+    grade(merged, "q3", "g", 1, reviewer="tom")
+    again = remap(merged, "v1", "v2")
+    assert again.labels_regraded == 1
+    assert ("q3", "x", "tom", 1, "says so in the first line") in labels(merged, "v2")
+    history = merged.label_history("q3", "v2")
+    assert [(e["action"], e["old_grade"], e["new_grade"]) for e in history] == [
+        ("remap", None, 2),
+        ("remap", 2, 1),
+    ]
+    assert not remap(merged, "v1", "v2").changed
+
+
 def test_a_label_already_in_the_new_chunking_is_never_overwritten(merged: Store) -> None:
     merged.set_grade("q1", "v2", "m", "maria", 1)
     result = remap(merged, "v1", "v2")

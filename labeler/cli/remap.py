@@ -100,6 +100,8 @@ def _table(result, report: str | None) -> None:
             f"{result.labels_kept} left as they are (the reviewer graded that chunk"
             f" differently in {plan.to_chunking!r})"
         )
+    if result.labels_regraded:
+        parts.append(f"{result.labels_regraded} regraded after their old label")
     if result.labels_withdrawn:
         parts.append(f"{result.labels_withdrawn} carried earlier and no longer, withdrawn")
     if result.adjudications_added or result.adjudications_withdrawn:

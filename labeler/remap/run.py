@@ -11,7 +11,8 @@ What makes it safe to run again:
 - old labels are only read, so a remap can be redone, for example after a threshold change;
 - a label already in the new chunking is never overwritten (a reviewer's own grade wins);
 - a label the remap wrote and nobody changed since is withdrawn (history row ``unremap``) when a
-  redone remap no longer carries it, and the decision of a reviewer in the queue is kept;
+  redone remap no longer carries it, and follows its old label when that was regraded since
+  (history row ``remap``); the decision of a reviewer in the queue is kept;
 - the same remap twice writes nothing the second time.
 """
 
@@ -118,6 +119,7 @@ class RemapResult:
     labels_present: int = 0
     labels_kept: int = 0
     labels_withdrawn: int = 0
+    labels_regraded: int = 0
     adjudications_added: int = 0
     adjudications_withdrawn: int = 0
     marks_carried: int = 0
@@ -128,6 +130,7 @@ class RemapResult:
         return bool(
             self.labels_added
             or self.labels_withdrawn
+            or self.labels_regraded
             or self.adjudications_added
             or self.adjudications_withdrawn
             or self.marks_carried
@@ -322,7 +325,13 @@ def apply_remap(store: Store, plan: RemapPlan, *, dry_run: bool = False) -> Rema
         if m.decision == "applied":
             targets.setdefault(_target(m), []).append(m)
     inserts = {t: ms for t, ms in targets.items() if t not in ours and current(t) is None}
-    already = [(current(t)[0], ms[0].grade) for t, ms in targets.items() if t not in inserts]
+    # An old label regraded since the last run: the label that run wrote, untouched, follows.
+    regrades = {t: ms for t, ms in targets.items() if t in ours and current(t)[0] != ms[0].grade}
+    already = [
+        (current(t)[0], ms[0].grade)
+        for t, ms in targets.items()
+        if t not in inserts and t not in regrades
+    ]
     present = sum(1 for there, carried in already if there == carried)
     kept = len(already) - present
 
@@ -331,7 +340,7 @@ def apply_remap(store: Store, plan: RemapPlan, *, dry_run: bool = False) -> Rema
         applied_at = None
         if m.decision == "applied":
             target = _target(m)
-            applied_at = stamp if target in inserts else ours.get(target)
+            applied_at = stamp if target in inserts or target in regrades else ours.get(target)
         row = _row(plan, m, stored.get(m.key), applied_at)
         if stored.get(m.key) != row:
             rows.append(row)
@@ -351,6 +360,16 @@ def apply_remap(store: Store, plan: RemapPlan, *, dry_run: bool = False) -> Rema
     adjudication_rows = [
         (t[1], t[2], ms[0].grade, ms[0].reviewer, ms[0].note, provenance(plan, ms))
         for t, ms in sorted(inserts.items())
+        if t[0] == "adjudication"
+    ]
+    label_regrades = [
+        (t[1], t[2], t[3], current(t)[0], ours[t], ms[0].grade, provenance(plan, ms))
+        for t, ms in sorted(regrades.items())
+        if t[0] == "label"
+    ]
+    adjudication_regrades = [
+        (t[1], t[2], ms[0].reviewer, current(t)[0], ours[t], ms[0].grade, provenance(plan, ms))
+        for t, ms in sorted(regrades.items())
         if t[0] == "adjudication"
     ]
     label_withdrawals = [
@@ -375,6 +394,7 @@ def apply_remap(store: Store, plan: RemapPlan, *, dry_run: bool = False) -> Rema
         labels_present=present,
         labels_kept=kept,
         labels_withdrawn=len(label_withdrawals),
+        labels_regraded=len(label_regrades),
         adjudications_added=len(adjudication_rows),
         adjudications_withdrawn=len(adjudication_withdrawals),
         marks_carried=len(plan.marks),
@@ -388,6 +408,10 @@ def apply_remap(store: Store, plan: RemapPlan, *, dry_run: bool = False) -> Rema
         store.withdraw_remapped_labels(plan.to_chunking, label_withdrawals, at=stamp)
         store.withdraw_remapped_adjudications(plan.to_chunking, adjudication_withdrawals, at=stamp)
         store.add_remapped_labels(plan.to_chunking, label_rows, at=stamp)
+        store.regrade_remapped(plan.to_chunking, label_regrades, at=stamp, table="labels")
+        store.regrade_remapped(
+            plan.to_chunking, adjudication_regrades, at=stamp, table="adjudications"
+        )
         store.add_remapped_adjudications(plan.to_chunking, adjudication_rows, at=stamp)
         store.carry_unanswerable(plan.to_chunking, plan.marks, at=stamp, note=note)
         store.record_remap(

@@ -434,6 +434,41 @@ class RemapStore(StoreBase):
             conn.execute("DELETE FROM temp.staged_remap")
         return added
 
+    def regrade_remapped(self, chunking: str, rows: Sequence[tuple], *, at: str, table: str) -> int:
+        """Regrade labels (``table`` labels) or adjudications a remap wrote, when their old
+        label was regraded since: rows of (question, chunk, reviewer or adjudicator, old grade,
+        the stamp the remap gave it, new grade, provenance). A row someone changed since (its
+        grade or stamp differ) is left alone. History row ``remap``."""
+        if table not in ("labels", "adjudications"):
+            msg = f"unknown table {table!r}"
+            raise ValueError(msg)
+        stamp, owner = ("updated_at", "reviewer = ? AND ") if table == "labels" else ("at", "")
+        done = 0
+        with self.write() as conn:
+            for question_id, chunk_id, reviewer, old, applied_at, new, note in rows:
+                params = [new, at, question_id, chunking, chunk_id]
+                params += [reviewer] if owner else []
+                changed = conn.execute(
+                    f"UPDATE {table} SET grade = ?, {stamp} = ? WHERE question_id = ?"
+                    f" AND chunking = ? AND chunk_id = ? AND {owner}grade = ? AND {stamp} = ?",
+                    [*params, old, applied_at],
+                ).rowcount
+                if changed:
+                    done += 1
+                    append_event(
+                        conn,
+                        question_id,
+                        chunking,
+                        chunk_id,
+                        reviewer,
+                        "remap",
+                        at=at,
+                        old_grade=old,
+                        new_grade=new,
+                        note=note,
+                    )
+        return done
+
     def withdraw_remapped_labels(self, chunking: str, rows: Sequence[tuple], *, at: str) -> int:
         """Remove labels a remap wrote that nobody changed since: (question, chunk, reviewer,
         grade, applied_at) must all still match. History row ``unremap``."""
