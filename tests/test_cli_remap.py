@@ -59,7 +59,10 @@ def test_dry_run_then_report_then_repeat(db: str, store: Store, tmp_path) -> Non
     assert (
         "Written: 2 labels added to 'v2' (history: remap); 0 unanswerable marks carried." in lines
     )
-    assert lines[-1] == "Next: export on the new chunking, e.g. labeler export NAME --chunking v2"
+    assert lines[-1] == (
+        "Next: export on the new chunking, e.g. labeler export NAME --chunking v2 (or remap"
+        " again with --make-current to grade it in the app)"
+    )
     after = everything(store)
     assert after["labels"] == before["labels"] + 2
 
@@ -123,3 +126,13 @@ def test_a_report_in_a_missing_folder_is_refused_before_anything_is_written(
     assert result.exit_code == 2
     assert result.output.strip() == f"Error: {target}: the folder does not exist"
     assert everything(store) == before
+
+
+def test_make_current_switches_the_chunking_the_app_grades(db: str, store: Store) -> None:
+    assert (
+        run("--from", "v1", "--to", "v2", "--db", db, "--dry-run", "--make-current").exit_code == 0
+    )
+    assert store.current_chunking() == "v1"
+    result = run("--from", "v1", "--to", "v2", "--db", db, "--make-current")
+    assert result.output.splitlines()[-1] == "The app now grades 'v2'; export: labeler export NAME"
+    assert store.current_chunking() == "v2"

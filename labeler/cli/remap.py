@@ -30,6 +30,11 @@ SHOWN_QUESTIONS = 20
     help="Write every mapping to this CSV file (also with --dry-run).",
 )
 @click.option(
+    "--make-current",
+    is_flag=True,
+    help="Then make the new chunking the one the app grades and exports by default.",
+)
+@click.option(
     "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True
 )
 @db_option
@@ -39,6 +44,7 @@ def remap_cmd(
     min_coverage: float,
     dry_run: bool,
     report: str | None,
+    make_current: bool,
     fmt: str,
     db_path: Path,
 ) -> None:
@@ -63,13 +69,16 @@ def remap_cmd(
         if report is not None:
             write_report(plan, report)
         result = apply_remap(store, plan, dry_run=dry_run)
+        if make_current and not dry_run:
+            store.set_current_chunking(to_chunking)
+        current = store.current_chunking()
     if fmt == "json":
         echo_json(result.as_json())
         return
-    _table(result, report)
+    _table(result, report, current)
 
 
-def _table(result, report: str | None) -> None:
+def _table(result, report: str | None, current: str) -> None:
     plan = result.plan
     counts = plan.counts()
     methods = ", ".join(f"{name} {n}" for name, n in counts["by_method"].items())
@@ -129,8 +138,12 @@ def _table(result, report: str | None) -> None:
             click.echo(more + ("" if report else " (--report FILE lists every mapping)"))
     if report:
         click.echo(f"Every mapping: {report}")
-    if not result.dry_run:
+    if result.dry_run:
+        return
+    if current == plan.to_chunking:
+        click.echo(f"The app now grades {plan.to_chunking!r}; export: labeler export NAME")
+    else:
         click.echo(
             f"Next: export on the new chunking, e.g. labeler export NAME --chunking"
-            f" {plan.to_chunking}"
+            f" {plan.to_chunking} (or remap again with --make-current to grade it in the app)"
         )

@@ -18,12 +18,12 @@ for each new chunk the reviewer's old passages reach:
   graded 1 or 2 reaches into it at all. A chunk that adds text nobody graded may be relevant.
 - An adjudication is judged as its question's labels are, and carries only to a chunk whose
   labelled text is all adjudicated: it settles the chunk for everyone.
-- A label that carries nowhere goes to review with a proposal for every chunk it is present in
-  (its own grade): **split** (the pieces together hold the passage), **edited** (the text
-  changed), **partial** (only part of it is in the chunk), **unseen** (a 0 whose chunk adds
-  ungraded text) or **mixed** (a 0 whose chunk also holds text graded relevant). A label whose
-  text is present only in chunks that carry its own grade anyway is applied there
-  (**consistent**). A label present nowhere is **lost**.
+- A label that carries nowhere (for a 0: each piece of it that carries nowhere) goes to review
+  with a proposal for every such chunk it is present in (its own grade): **split** (the pieces
+  together hold the passage), **edited** (the text changed), **partial** (only part of it is
+  in the chunk), **unseen** (a 0 whose chunk adds ungraded text) or **mixed** (a 0 whose chunk
+  also holds text graded relevant). A label whose text is present only in chunks that carry
+  its own grade anyway is applied there (**consistent**). A label present nowhere is **lost**.
 """
 
 from __future__ import annotations
@@ -211,8 +211,8 @@ def _decide_group(
             decided.append(
                 _mapping(label, items[chunk_id], conflicts[chunk_id][0], "queued", "conflict")
             )
-        if landed:
-            continue
+        if landed and label.grade > 0:
+            continue  # the whole passage is in a chunk: the answer is carried
         here = [e for e in found[index] if present(e)]
         open_ = sorted(
             (e for e in here if e.chunk_id not in settled and e.chunk_id not in conflicts),
@@ -220,8 +220,12 @@ def _decide_group(
         )
         same = [e for e in here if e.chunk_id in settled and settled[e.chunk_id][0] == label.grade]
         if open_:
+            # A 0 carried to some pieces still has its other pieces reviewed: each piece of
+            # irrelevant text settles only the chunk it is in.
             reason = _reason(label, open_, found[index], touched_by_positive, least)
             decided += [_mapping(label, e, label.grade, "queued", reason) for e in open_]
+        elif landed:
+            pass
         elif same and not conflicted:
             decided += [_mapping(label, e, label.grade, "applied", "consistent") for e in same]
         elif not conflicted:
