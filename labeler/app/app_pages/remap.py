@@ -163,9 +163,9 @@ def sidebar(summaries: list[review.RemapSummary], summary: review.RemapSummary) 
         st.progress(done / total, text=f"{done} of {summary.proposals} proposals decided")
         counts = summary.counts
         st.caption(
-            f"This remap carried {counts.get('applied', 0)} label mappings on its own,"
-            f" queued {counts.get('queued', 0)}, lost {counts.get('lost', 0)}"
-            f" (min coverage {summary.min_coverage:g})."
+            f"The remap carried {counts.get('applied', 0)} label mappings on its own and lost"
+            f" {counts.get('lost', 0)} (min coverage {summary.min_coverage:g}); the"
+            f" {counts.get('queued', 0)} it could not decide make these proposals."
         )
         st.toggle("Only proposals from my own labels", key="remap_mine", on_change=pair_changed)
         st.toggle("Show decided proposals", key="remap_show_decided", value=True)
