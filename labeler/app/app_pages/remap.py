@@ -36,6 +36,10 @@ STYLE = """
 .rm-figures { font-size: 0.85rem; color: #333; }
 .rm-figures b { font-weight: 600; }
 .rm-legend span { padding: 0 4px; border-radius: 2px; }
+.rm-caption { font-size: 0.875rem; color: rgba(49, 51, 63, 0.6); }
+.rm-note { padding: 12px 16px; border-radius: 8px; font-size: 0.95rem; margin: 4px 0; }
+.rm-note-success { background: #dff5e3; color: #1b5e20; }
+.rm-note-info { background: #e8f0fe; color: #174ea6; }
 </style>
 """
 
@@ -123,9 +127,9 @@ def decide(action: str, grade: int | None = None) -> None:
         return
     written = review.decide(store, proposal, me, action, grade=grade)
     if written is None:
-        flash(f"Rejected: no label on {proposal.new_chunk}.")
+        flash("Rejected: no label written.")
     else:
-        flash(f"{proposal.new_chunk}: graded {written} for {proposal.question_id}.")
+        flash(f"Saved: grade {written}.")
     proposals = _proposals(summary)
     keys = [list(p.key) for p in proposals]
     here = keys.index(current) if current in keys else 0
@@ -147,6 +151,16 @@ def pair_changed() -> None:
 
 
 # page -------------------------------------------------------------------------------------
+
+
+def caption(text: str) -> None:
+    """A caption holding the user's text (ids, names): escaped HTML, not Markdown."""
+    st.html(f'<div class="rm-caption">{html.escape(text)}</div>')
+
+
+def note(text: str, kind: str) -> None:
+    """A message holding the user's text, escaped (st.success and st.info read Markdown)."""
+    st.html(f'<div class="rm-note rm-note-{kind}">{html.escape(text)}</div>')
 
 
 def sidebar(summaries: list[review.RemapSummary], summary: review.RemapSummary) -> None:
@@ -244,7 +258,8 @@ def proposal_view(summary: review.RemapSummary, proposals, index: int) -> None:
     if proposal is None:
         st.warning("This proposal is gone: the remap was run again. Press N for the next one.")
         return
-    st.caption(
+    # Ids and chunking names are the user's text: shown escaped, never as Markdown.
+    caption(
         f"Proposal {index + 1} of {len(proposals)} · question {proposal.question_id}"
         f" · {summary.label}"
     )
@@ -252,10 +267,7 @@ def proposal_view(summary: review.RemapSummary, proposals, index: int) -> None:
     if proposal.decided:
         grade = proposal.review_grade
         verdict = DECIDED[proposal.review] + (f" with grade {grade}" if grade is not None else "")
-        st.success(
-            f"{verdict} by {proposal.reviewed_by}. Press a key to decide again.",
-            icon=":material/check_circle:",
-        )
+        note(f"{verdict} by {proposal.reviewed_by}. Press a key to decide again.", "success")
     st.info(
         f"{proposal.reason.capitalize()}: {proposal.explanation}."
         f" Proposed grade: {GRADE_NAMES[proposal.grade]}.",
@@ -275,7 +287,7 @@ def proposal_view(summary: review.RemapSummary, proposals, index: int) -> None:
                 st.html(diff_html(old, changed="rm-gone"))
                 st.html(figures(source))
                 if source.elsewhere:
-                    st.caption("The rest is proposed with: " + ", ".join(source.elsewhere))
+                    caption("The rest is proposed with: " + ", ".join(source.elsewhere))
                 if source.note:
                     st.caption("Note:")
                     st.text(source.note)
@@ -306,27 +318,27 @@ def render() -> None:
     proposals = _proposals(summary)
     if not proposals and st.session_state.get("remap_mine"):
         st.title("Remap queue")
-        st.info(
+        note(
             f"No proposal of {summary.label} comes from your own labels: turn off “Only"
             " proposals from my own labels” to review the others'.",
-            icon=":material/filter_alt:",
+            "info",
         )
         return
     if not proposals:
         st.title("Remap queue")
-        st.success(
-            f"Nothing waits in {summary.label}: every proposal is decided"
-            " (turn on “Show decided proposals” to revisit them)."
+        note(
+            f"Nothing waits in {summary.label}: every proposal is decided (turn on “Show"
+            " decided proposals” to revisit them)."
             if summary.proposals
             else f"The remap {summary.label} carried everything on its own.",
-            icon=":material/task_alt:",
+            "success",
         )
         return
     if summary.proposals and summary.decided == summary.proposals:
-        st.success(
+        note(
             f"All {summary.proposals} proposals of {summary.label} are decided;"
             " you can still revisit any of them.",
-            icon=":material/task_alt:",
+            "success",
         )
     index = _position(proposals)
     proposal_view(summary, proposals, index)
