@@ -132,14 +132,16 @@ def _load_remap(store: Store, folder: Path) -> list[ImportReport]:
         import_chunks(store, folder / "chunks.jsonl", chunking=REMAP_CHUNKING),
     ]
     result = remap(store, "default", REMAP_CHUNKING)
-    counts = result.plan.counts()
+    proposals = {
+        (m.question_id, m.new_chunk) for m in result.plan.label_mappings() if m.decision == "queued"
+    }
     reports.append(
         ImportReport(
             "remap",
             str(folder),
             added=result.labels_added,
             unchanged=result.labels_present,
-            detail=f"default -> {REMAP_CHUNKING}: {counts['queued']} mappings to review",
+            detail=f"default -> {REMAP_CHUNKING}: {len(proposals)} proposals in the remap queue",
         )
     )
     return reports
