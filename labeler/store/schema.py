@@ -396,12 +396,10 @@ def remap(db: sqlite_utils.Database) -> None:
             PRIMARY KEY (from_chunking, to_chunking, kind, question_id, reviewer, old_chunk_id,
                          new_chunk_id)
         ) WITHOUT ROWID;
-        -- A label's provenance: the mappings that point at it.
+        -- The mappings that point at a new chunk: a label's provenance, and the review queue
+        -- read from the index alone (proposals grouped by question and chunk).
         CREATE INDEX remap_mappings_by_target
-            ON remap_mappings (to_chunking, question_id, new_chunk_id);
-        -- The review queue, read from the index alone: proposals grouped by question and chunk.
-        CREATE INDEX remap_mappings_queue
-            ON remap_mappings (from_chunking, to_chunking, kind, decision, question_id,
-                               new_chunk_id, reviewer, grade, review);
+            ON remap_mappings (to_chunking, question_id, new_chunk_id, from_chunking, kind,
+                               decision, reviewer, grade, review);
         """
     )
