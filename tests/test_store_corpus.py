@@ -92,22 +92,3 @@ def test_migrations_are_recorded_and_reopening_applies_nothing(tmp_path) -> None
         names = [r["name"] for r in again.query("SELECT name FROM _sqlite_migrations")]
     assert names[0] == "0001_initial"
     assert len(names) == len(set(names))
-
-
-def test_pooling_search_leaves_out_words_too_common_to_matter(store: Store, monkeypatch) -> None:
-    from labeler.store import corpus
-
-    store.ensure_chunking("v1")
-    rows = [{"id": f"c{i}", "text": f"common filler {i}"} for i in range(30)]
-    rows += [{"id": "r1", "text": "common rare"}, {"id": "r2", "text": "rarer rare word"}]
-    store.upsert_chunks("v1", rows)
-    # Exact on a small corpus: every word is kept, rarest first.
-    assert store.selective_terms(["common", "rare", "rarer"]) == ["rarer", "rare", "common"]
-    monkeypatch.setattr(corpus, "TERM_MAX_CHUNKS", 10)
-    assert store.selective_terms(["common", "rare", "rarer"]) == ["rarer", "rare"]
-    assert {c.id for c in store.search_chunks("v1", "common rare", any_term=True)} == {"r1", "r2"}
-    # Only common words: the two rarest are kept, so the search still finds something.
-    assert store.selective_terms(["common", "filler"]) == ["common", "filler"]
-    assert store.selective_terms(["absent"]) == ["absent"]
-    monkeypatch.setattr(corpus, "POSTINGS_BUDGET", 2)
-    assert store.selective_terms(["common", "rare", "rarer"]) == ["rarer"]

@@ -4,7 +4,7 @@ Split by table family; ``Store`` joins them. Open it with a path: the schema is 
 migrated on the spot, WAL is on, and writers wait on a busy timeout instead of failing.
 """
 
-from labeler.store.corpus import CorpusStore, fts_terms
+from labeler.store.corpus import CorpusStore
 from labeler.store.labels import EVERYONE, LabelStore, check_reviewer
 from labeler.store.plans import PlanStore
 from labeler.store.pool import PoolStore
@@ -12,11 +12,13 @@ from labeler.store.questions import QuestionStore
 from labeler.store.ratings import RatingStore
 from labeler.store.remap import RemapStore
 from labeler.store.runs import RunStore
+from labeler.store.search import SearchHit, SearchStore, fts_terms
 from labeler.store.versions import VersionStore
 
 
 class Store(
     CorpusStore,
+    SearchStore,
     QuestionStore,
     RunStore,
     LabelStore,
@@ -52,4 +54,4 @@ class Store(
         }
 
 
-__all__ = ["EVERYONE", "Store", "check_reviewer", "fts_terms"]
+__all__ = ["EVERYONE", "SearchHit", "Store", "check_reviewer", "fts_terms"]

@@ -1,46 +1,17 @@
-"""Documents, chunkings, chunks and the full-text index over them."""
+"""Documents, chunkings and chunks (the full-text index follows them; searching it is
+``labeler.store.search``)."""
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Sequence
 
 from labeler.config import DEFAULT_CHUNKING
 from labeler.models import Chunk
 from labeler.store.base import StoreBase, now, text_hash
-
-# Words that carry no signal for BM25 over questions ("how do I ...").
-STOP_WORDS = frozenset(
-    (
-        "a an and are as at be but by can could did do does for from had has have how i if in"
-        " into is it its me my of on or our should so than that the their them then there"
-        " these they this to was we were what when where which who whom why will with would"
-        " you your"
-    ).split()
-)
-_TOKEN = re.compile(r"\w+", re.UNICODE)
-
-# Query-term pruning for pooling searches (see CorpusStore.selective_terms).
-TERM_MAX_CHUNKS = 5_000
-POSTINGS_BUDGET = 20_000
+from labeler.store.search import fts_query, fts_terms
 
 CHUNK_COLUMNS = ("id", "doc_id", "title", "text", "start", "end", "metadata")
-
-
-def fts_terms(text: str) -> list[str]:
-    """The distinct lower-cased words of ``text`` that are worth searching for, in order."""
-    seen: dict[str, None] = {}
-    for token in _TOKEN.findall(text.lower()):
-        if token not in STOP_WORDS and token not in seen:
-            seen[token] = None
-    return list(seen)
-
-
-def fts_query(terms: Sequence[str], *, any_term: bool) -> str:
-    """An FTS5 query with every term quoted, so user text can never be read as FTS syntax."""
-    quoted = ['"' + t.replace('"', '""') + '"' for t in terms]
-    return (" OR " if any_term else " ").join(quoted)
 
 
 def _row_to_chunk(row: dict) -> Chunk:
@@ -210,81 +181,5 @@ class CorpusStore(StoreBase):
         at = ids.index(chunk.id)
         return [_row_to_chunk(r) for r in rows[max(0, at - before) : at + after + 1]]
 
-    # full-text search ------------------------------------------------------------------------
 
-    def search_chunks(
-        self, chunking: str, text: str, *, limit: int = 10, any_term: bool = False
-    ) -> list[Chunk]:
-        """BM25 over title and text (FTS5), best first; equal scores in index order.
-
-        ``any_term`` matches chunks holding any of the words (pooling on a question, matching a
-        context): then only the question's selective words are searched (see
-        ``selective_terms``). Otherwise every word must match (the search box), falling back to
-        any of them when no chunk holds all.
-        """
-        terms = fts_terms(text)
-        if not terms:
-            return []
-        if any_term:
-            rows = self._search(
-                chunking, fts_query(self.selective_terms(terms), any_term=True), limit
-            )
-        else:
-            rows = self._search(chunking, fts_query(terms, any_term=False), limit)
-            if not rows and len(terms) > 1:
-                rows = self._search(chunking, fts_query(terms, any_term=True), limit)
-        return [_row_to_chunk(r) for r in rows]
-
-    def selective_terms(self, terms: Sequence[str]) -> list[str]:
-        """The words worth a BM25 search, rarest first: query-term pruning.
-
-        A word found in more than TERM_MAX_CHUNKS chunks adds little to BM25 (its IDF is near
-        0) but costs a walk through a long posting list, so it is left out, and words are taken
-        rarest first while their chunks add up to at most POSTINGS_BUDGET. On a corpus of a few
-        thousand chunks nothing is left out and the ranking is exact BM25; on a million it is
-        BM25 over the question's selective words, in tens of milliseconds instead of a second.
-        A question made only of common words keeps its two rarest.
-        """
-        counts = {term: self._chunks_with(term) for term in terms}
-        ranked = sorted((t for t in terms if counts[t]), key=lambda t: counts[t])
-        kept, total = [], 0
-        for term in ranked:
-            if counts[term] > TERM_MAX_CHUNKS or total + counts[term] > POSTINGS_BUDGET:
-                break
-            kept.append(term)
-            total += counts[term]
-        return kept or ranked[:2] or list(terms[:1])
-
-    def _chunks_with(self, term: str) -> int:
-        """How many chunks hold ``term``, counted up to TERM_MAX_CHUNKS + 1 (cheap either way)."""
-        match = "{title text} : " + fts_query([term], any_term=False)
-        return int(
-            self.scalar(
-                "SELECT count(*) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?"
-                " LIMIT ?)",
-                (match, TERM_MAX_CHUNKS + 1),
-            )
-        )
-
-    def _search(self, chunking: str, match: str, limit: int) -> list[dict]:
-        # bm25 weights: chunking column 0, a title hit counts half a text hit.
-        columns = 'c.id, c.chunking, c.doc_id, c.title, c.text, c.start, c."end"'
-        if self._single_chunking():
-            # The common case: rank in the index alone, then fetch only the winners.
-            return self.query(
-                f"SELECT {columns} FROM (SELECT rowid, bm25(chunks_fts, 0.0, 0.5, 1.0) AS score"
-                "  FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score, rowid LIMIT ?) AS hit"
-                " JOIN chunks c ON c.pk = hit.rowid ORDER BY hit.score, c.pk",
-                (f"{{title text}} : ({match})", limit),
-            )
-        # Several chunkings: the chunking column narrows the match, the join checks it exactly.
-        name = chunking.replace('"', '""')
-        return self.query(
-            f"SELECT {columns} FROM chunks_fts JOIN chunks c ON c.pk = chunks_fts.rowid"
-            " WHERE chunks_fts MATCH ? AND c.chunking = ?"
-            " ORDER BY bm25(chunks_fts, 0.0, 0.5, 1.0), c.pk LIMIT ?",
-            (f'chunking : "{name}" AND {{title text}} : ({match})', chunking, limit),
-        )
-
-    def _single_chunking(self) -> bool:
-        return int(self.scalar("SELECT count(*) FROM chunkings")) <= 1
+__all__ = ["CorpusStore", "fts_query", "fts_terms"]
