@@ -13,10 +13,8 @@ import hashlib
 from dataclasses import dataclass
 
 from labeler.models import Question
+from labeler.pooling import SEARCH_POOL_SIZE, ensure_search_pool
 from labeler.store import Store
-from labeler.store.base import text_hash
-
-SEARCH_POOL_SIZE = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,17 +28,12 @@ def blind_key(question_id: str, chunk_id: str) -> str:
     return hashlib.sha1(f"{question_id}\x00{chunk_id}".encode()).hexdigest()
 
 
-def ensure_search_pool(store: Store, question: Question, chunking: str) -> None:
-    """Run the full-text search for the question once per (text, corpus revision) and keep it."""
-    key = text_hash(f"{question.text}\x00{store.chunks_revision(chunking)}\x00{SEARCH_POOL_SIZE}")
-    if store.fts_pool_hash(question.id, chunking) == key:
-        return
-    hits = store.search_chunks(chunking, question.text, limit=SEARCH_POOL_SIZE, any_term=True)
-    store.save_fts_pool(question.id, chunking, key, [c.id for c in hits])
-
-
 def pool(store: Store, question: Question, chunking: str) -> list[PoolEntry]:
-    """The question's candidates in blind order, each with the sources that found it."""
+    """The question's candidates in blind order, each with the sources that found it.
+
+    The search pool is computed here if it is not current (``labeler.pooling`` computes it
+    ahead, so that this is normally a read).
+    """
     ensure_search_pool(store, question, chunking)
     found: dict[str, list[tuple[str, int | None]]] = {}
     for chunk_id, source, position in store.pool_sources(question.id, chunking):

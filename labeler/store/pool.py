@@ -1,40 +1,76 @@
-"""Where a question's candidate chunks come from: runs, full-text search, additions, labels."""
+"""Where a question's candidate chunks come from: runs, full-text search, additions, labels;
+and the search pools computed ahead, with the claims that keep two workers from doing one twice.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from labeler.store.base import StoreBase, now
+from labeler.store.search import SearchHit
+
+
+class PoolSource(NamedTuple):
+    """One reason a chunk is in a question's pool.
+
+    ``kind``: ``run`` (name: the run, rank: its position), ``search`` (name: ``bm25``, rank: its
+    place in the search results), ``added`` (name: who added it from the search box),
+    ``generator`` (name: the import that matched it to the question's source contexts), or
+    ``labelled`` (name: the reviewer who graded it). ``via`` is the stored addition source.
+    """
+
+    chunk_id: str
+    kind: str
+    name: str
+    rank: int | None
+    via: str | None = None
 
 
 class PoolStore(StoreBase):
-    def pool_sources(self, question_id: str, chunking: str) -> list[tuple[str, str, int | None]]:
-        """Every (chunk id, source, position) that puts a chunk in the question's pool.
+    def pool_provenance(self, question_id: str, chunking: str) -> list[PoolSource]:
+        """Every source that puts a chunk in the question's pool (one row per source).
 
-        Sources: each run's top ``pool_depth`` (source = the run's name), the built-in full-text
-        search (``search:bm25``), chunks added by hand or by a generator (``added:<how>``), and
-        chunks someone already labelled (``labelled``).
+        Runs count to their ``pool_depth``; the search to the size it was computed at.
         """
         return [
-            tuple(row)
+            PoolSource(*row)
             for row in self.conn.execute(
                 """
-                SELECT r.chunk_id, r.run, r.position FROM run_results r
+                SELECT r.chunk_id, 'run', r.run, r.position, NULL FROM run_results r
                 JOIN runs ON runs.name = r.run AND runs.chunking = :chunking
                 WHERE r.question_id = :q AND r.position <= runs.pool_depth
                 UNION ALL
-                SELECT chunk_id, 'search:bm25', position FROM pool_fts
+                SELECT chunk_id, 'search', 'bm25', position, NULL FROM pool_fts
                 WHERE question_id = :q AND chunking = :chunking
                 UNION ALL
-                SELECT chunk_id, 'added:' || source, NULL FROM pool_additions
-                WHERE question_id = :q AND chunking = :chunking
+                SELECT chunk_id,
+                    CASE source WHEN 'suggested' THEN 'generator' ELSE 'added' END,
+                    coalesce(added_by, source), NULL, source
+                FROM pool_additions WHERE question_id = :q AND chunking = :chunking
                 UNION ALL
-                SELECT DISTINCT chunk_id, 'labelled', NULL FROM labels
+                SELECT DISTINCT chunk_id, 'labelled', reviewer, NULL, NULL FROM labels
                 WHERE question_id = :q AND chunking = :chunking
                 """,
                 {"q": question_id, "chunking": chunking},
             )
         ]
+
+    def pool_sources(self, question_id: str, chunking: str) -> list[tuple[str, str, int | None]]:
+        """(chunk id, source, position) per source, sources named as the grading page shows
+        them: a run's name, ``search:bm25``, ``added:<how>``, ``labelled``."""
+        found: dict[tuple[str, str, int | None], None] = {}
+        for s in self.pool_provenance(question_id, chunking):
+            if s.kind == "run":
+                label = s.name
+            elif s.kind == "search":
+                label = f"search:{s.name}"
+            elif s.kind in ("added", "generator"):
+                label = f"added:{s.via}"
+            else:
+                label = s.kind
+            found[(s.chunk_id, label, s.rank)] = None
+        return list(found)
 
     def add_to_pool(
         self,
@@ -54,6 +90,8 @@ class PoolStore(StoreBase):
                 [(question_id, chunking, c, source, added_by, stamp) for c in chunk_ids],
             ).rowcount
 
+    # search pools computed ahead ---------------------------------------------------------------
+
     def fts_pool_hash(self, question_id: str, chunking: str) -> str | None:
         value = self.scalar(
             "SELECT query_hash FROM pool_fts_state WHERE question_id = ? AND chunking = ?",
@@ -61,23 +99,97 @@ class PoolStore(StoreBase):
         )
         return None if value is None else str(value)
 
-    def save_fts_pool(
-        self, question_id: str, chunking: str, query_hash: str, chunk_ids: Sequence[str]
-    ) -> None:
-        """Remember the search results for this question text, so a reload need not search."""
+    def fts_pool_hashes(self, chunking: str) -> dict[str, str]:
+        """Question id -> the key its stored search pool was computed for, for every question."""
+        return dict(
+            self.conn.execute(
+                "SELECT question_id, query_hash FROM pool_fts_state WHERE chunking = ?",
+                (chunking,),
+            )
+        )
+
+    def fts_pool_state(self, question_id: str, chunking: str) -> dict | None:
+        rows = self.query(
+            "SELECT query_hash, computed_at, computed_by, search_ms FROM pool_fts_state"
+            " WHERE question_id = ? AND chunking = ?",
+            (question_id, chunking),
+        )
+        return rows[0] if rows else None
+
+    def claim_fts_pool(
+        self, question_id: str, chunking: str, query_hash: str, worker: str, *, stale_before: str
+    ) -> str:
+        """Take the right to compute a search pool, in one transaction.
+
+        Returns ``ready`` (a pool for this key is stored: nothing to do), ``busy`` (another
+        worker claimed it since ``stale_before`` and is computing it) or ``claimed``.
+        """
         with self.write() as conn:
+            if self.fts_pool_hash(question_id, chunking) == query_hash:
+                return "ready"
+            held = conn.execute(
+                "SELECT worker, query_hash, claimed_at FROM pool_claims"
+                " WHERE question_id = ? AND chunking = ?",
+                (question_id, chunking),
+            ).fetchone()
+            if (
+                held is not None
+                and held[0] != worker
+                and held[1] == query_hash
+                and held[2] >= stale_before
+            ):
+                return "busy"
+            conn.execute(
+                "INSERT INTO pool_claims (question_id, chunking, query_hash, worker, claimed_at)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (question_id, chunking) DO UPDATE SET"
+                " query_hash = excluded.query_hash, worker = excluded.worker,"
+                " claimed_at = excluded.claimed_at",
+                (question_id, chunking, query_hash, worker, now()),
+            )
+            return "claimed"
+
+    def release_fts_claim(self, question_id: str, chunking: str, worker: str) -> None:
+        with self.write() as conn:
+            conn.execute(
+                "DELETE FROM pool_claims WHERE question_id = ? AND chunking = ? AND worker = ?",
+                (question_id, chunking, worker),
+            )
+
+    def save_fts_pool(
+        self,
+        question_id: str,
+        chunking: str,
+        query_hash: str,
+        hits: Sequence[SearchHit],
+        *,
+        worker: str | None = None,
+        search_ms: float | None = None,
+    ) -> bool:
+        """Store the search results for this key, unless they are already stored: a pool is
+        written once. Returns whether it wrote. Releases the worker's claim either way."""
+        with self.write() as conn:
+            if worker is not None:
+                conn.execute(
+                    "DELETE FROM pool_claims WHERE question_id = ? AND chunking = ? AND worker = ?",
+                    (question_id, chunking, worker),
+                )
+            if self.fts_pool_hash(question_id, chunking) == query_hash:
+                return False
             conn.execute(
                 "DELETE FROM pool_fts WHERE question_id = ? AND chunking = ?",
                 (question_id, chunking),
             )
             conn.executemany(
-                "INSERT INTO pool_fts (question_id, chunking, chunk_id, position)"
-                " VALUES (?, ?, ?, ?)",
-                [(question_id, chunking, c, i) for i, c in enumerate(chunk_ids, start=1)],
+                "INSERT INTO pool_fts (question_id, chunking, chunk_id, position, score)"
+                " VALUES (?, ?, ?, ?, ?)",
+                [(question_id, chunking, h.chunk_id, h.rank, h.score) for h in hits],
             )
             conn.execute(
-                "INSERT INTO pool_fts_state (question_id, chunking, query_hash) VALUES (?, ?, ?)"
-                " ON CONFLICT (question_id, chunking)"
-                " DO UPDATE SET query_hash = excluded.query_hash",
-                (question_id, chunking, query_hash),
+                "INSERT INTO pool_fts_state (question_id, chunking, query_hash, computed_at,"
+                " computed_by, search_ms) VALUES (?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (question_id, chunking) DO UPDATE SET"
+                " query_hash = excluded.query_hash, computed_at = excluded.computed_at,"
+                " computed_by = excluded.computed_by, search_ms = excluded.search_ms",
+                (question_id, chunking, query_hash, now(), worker, search_ms),
             )
+            return True

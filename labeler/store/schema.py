@@ -403,3 +403,29 @@ def remap(db: sqlite_utils.Database) -> None:
                                decision, reviewer, grade, review);
         """
     )
+
+
+@migrations(name="0008_pools")
+def pools(db: sqlite_utils.Database) -> None:
+    """Search pools computed ahead: their scores, who computed them and when, and claims.
+
+    A claim says a worker is computing a question's search pool, so two workers (two
+    reviewers' servers, or the CLI beside the app) never compute and write the same one twice;
+    a claim older than the stale limit is taken over, so a pool is never lost to a dead worker.
+    """
+    db.executescript(
+        """
+        ALTER TABLE pool_fts ADD COLUMN score REAL;
+        ALTER TABLE pool_fts_state ADD COLUMN computed_at TEXT;
+        ALTER TABLE pool_fts_state ADD COLUMN computed_by TEXT;
+        ALTER TABLE pool_fts_state ADD COLUMN search_ms REAL;
+        CREATE TABLE pool_claims (
+            question_id TEXT NOT NULL,
+            chunking TEXT NOT NULL,
+            query_hash TEXT NOT NULL,
+            worker TEXT NOT NULL,
+            claimed_at TEXT NOT NULL,
+            PRIMARY KEY (question_id, chunking)
+        ) WITHOUT ROWID;
+        """
+    )
