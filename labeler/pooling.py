@@ -78,8 +78,10 @@ def ensure_search_pool(
     worker is computing it and ``wait`` is false. With ``wait``, a busy pool is waited for
     (polling the database), and taken over if its claim goes stale.
     """
-    worker = worker or _worker_id("open")
     key = pool_key(store, question, chunking)
+    if store.fts_pool_hash(question.id, chunking) == key:
+        return "ready"  # the common case, a read: no write lock for a claim
+    worker = worker or _worker_id("open")
     while True:
         state = store.claim_fts_pool(
             question.id, chunking, key, worker, stale_before=_stale_before()
@@ -221,8 +223,11 @@ class PoolWorker:
             self._cond.notify_all()
         self._thread.join(timeout)
 
+    def _open_store(self) -> Store:
+        return Store(self.db_path)
+
     def _run(self) -> None:
-        store = Store(self.db_path)
+        store = self._open_store()
         try:
             while True:
                 with self._cond:
