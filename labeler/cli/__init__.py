@@ -5,7 +5,15 @@ Each command parses its options, calls one core function and formats the result.
 Commands live in modules by theme; importing them registers them on the group.
 """
 
-from labeler.cli import corpus, evaluate, judge, remap, serve, testsets  # noqa: F401  (registers)
+from labeler.cli import (  # noqa: F401  (importing registers the commands)
+    corpus,
+    evaluate,
+    judge,
+    pool,
+    remap,
+    serve,
+    testsets,
+)
 from labeler.cli.base import main
 
 __all__ = ["main"]
