@@ -177,6 +177,8 @@ class PoolWorker:
         self.written = 0
         self.failures: list[str] = []
         self._pending: list[tuple[str, str]] = []
+        # Where each reviewer is: (chunking, reviewer) -> (current question, tag, how many).
+        self._positions: dict[tuple[str, str], tuple[str | None, str | None, int]] = {}
         self._current: tuple[str, str] | None = None
         self._stopping = False
         self._cond = threading.Condition()
@@ -193,17 +195,44 @@ class PoolWorker:
                 worker = cls._shared[key] = cls(key)
             return worker
 
+    @classmethod
+    def stop_shared(cls) -> None:
+        """Stop every shared worker of this process (tests, and a clean shutdown)."""
+        with cls._shared_lock:
+            workers, cls._shared = list(cls._shared.values()), {}
+        for worker in workers:
+            worker.stop()
+
     @property
     def alive(self) -> bool:
         return self._thread.is_alive() and not self._stopping
 
     def request(self, chunking: str, question_ids: Sequence[str]) -> None:
         """Compute these next, in this order, before anything asked for earlier."""
-        wanted = [(chunking, q) for q in dict.fromkeys(question_ids)]
         with self._cond:
-            self._pending = wanted + [p for p in self._pending if p not in wanted]
-            del self._pending[WORKER_BACKLOG:]
+            self._put_first(chunking, question_ids)
             self._cond.notify_all()
+
+    def follow(
+        self,
+        chunking: str,
+        reviewer: str,
+        current: str | None,
+        *,
+        tag: str | None = None,
+        ahead: int = PREFETCH_AHEAD,
+    ) -> None:
+        """The reviewer is on ``current``: compute the pools of the next ``ahead`` questions
+        of their queue. Returns at once: the queue is read on the worker's thread, so the
+        page pays nothing for it."""
+        with self._cond:
+            self._positions[(chunking, reviewer)] = (current, tag, ahead)
+            self._cond.notify_all()
+
+    def _put_first(self, chunking: str, question_ids: Sequence[str]) -> None:
+        wanted = [(chunking, q) for q in dict.fromkeys(question_ids)]
+        self._pending = wanted + [p for p in self._pending if p not in wanted]
+        del self._pending[WORKER_BACKLOG:]
 
     def pending(self) -> list[tuple[str, str]]:
         with self._cond:
@@ -213,7 +242,8 @@ class PoolWorker:
         """Wait until nothing is pending or being computed; False on timeout."""
         with self._cond:
             return self._cond.wait_for(
-                lambda: not self._pending and self._current is None, timeout=timeout
+                lambda: not self._pending and not self._positions and self._current is None,
+                timeout=timeout,
             )
 
     def stop(self, timeout: float | None = 10.0) -> None:
@@ -231,12 +261,17 @@ class PoolWorker:
         try:
             while True:
                 with self._cond:
-                    self._cond.wait_for(lambda: self._pending or self._stopping)
+                    self._cond.wait_for(lambda: self._pending or self._positions or self._stopping)
                     if self._stopping:
                         return
-                    self._current = self._pending.pop(0)
+                    positions, self._positions = self._positions, {}
+                    # While positions are read, the worker counts as busy (see wait_idle).
+                    self._current = ("", "") if positions else self._pending.pop(0)
                 try:
-                    self._compute(store, *self._current)
+                    if positions:
+                        self._resolve(store, positions)
+                    else:
+                        self._compute(store, *self._current)
                 except Exception as error:  # a bad question must not stop the worker
                     log.exception("pool worker: %s failed", self._current)
                     self.failures.append(f"{self._current[1]}: {error}")
@@ -247,6 +282,13 @@ class PoolWorker:
         finally:
             store.close()
 
+    def _resolve(self, store: Store, positions: dict) -> None:
+        """Turn reviewers' positions into the questions to compute next."""
+        for (chunking, reviewer), (current, tag, ahead) in positions.items():
+            rows = sorted(store.queue(chunking, reviewer, tag=tag), key=lambda r: r["id"])
+            with self._cond:
+                self._put_first(chunking, upcoming_questions(rows, current, ahead))
+
     def _compute(self, store: Store, chunking: str, question_id: str) -> None:
         question = store.get_question(question_id)
         if question is None:
@@ -255,6 +297,18 @@ class PoolWorker:
             "written"
         ):
             self.written += 1
+
+
+def upcoming_questions(rows: Sequence[dict], current: str | None, count: int) -> list[str]:
+    """The next ``count`` questions a reviewer on ``current`` opens by pressing Next: walking
+    the queue ``rows`` on from ``current`` and wrapping, those still to do or partly graded,
+    then the skipped ones (the grading page's next-question rule, applied ``count`` times)."""
+    ids = [r["id"] for r in rows]
+    start = ids.index(current) + 1 if current in ids else 0
+    ordered = [r for r in rows[start:] + rows[:start] if r["id"] != current]
+    ahead = [r["id"] for r in ordered if r["state"] in ("todo", "started")]
+    ahead += [r["id"] for r in ordered if r["state"] == "skipped"]
+    return ahead[:count]
 
 
 def inspect_pools(store: Store, question_ids: Iterable[str], chunking: str) -> list[dict]:
@@ -315,4 +369,5 @@ __all__ = [
     "inspect_pools",
     "pool_key",
     "pool_ready",
+    "upcoming_questions",
 ]

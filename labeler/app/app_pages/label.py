@@ -12,7 +12,7 @@ import json
 
 import streamlit as st
 
-from labeler import labeling
+from labeler import labeling, pooling
 from labeler.app.state import flash, get_store, reviewer, safely
 from labeler.app.widgets import safe_text_html, show_text, tags_html
 from labeler.candidates import describe_sources
@@ -419,7 +419,16 @@ def render() -> None:
         st.title("Nothing to grade yet")
         st.write("Import questions and chunks first (see the Data page), or run `labeler demo`.")
         return
+    question = store.get_question(question_id)
+    if not pooling.pool_ready(store, question, chunking):
+        # A jump to a question whose pool was not computed ahead: its search runs now.
+        with st.spinner("Searching the corpus for this question's candidates…"):
+            pooling.ensure_search_pool(store, question, chunking)
     view = labeling.open_question(store, question_id, me, chunking=chunking)
+    # The next questions' pools are computed meanwhile, on the worker's own thread.
+    pooling.PoolWorker.shared(store.path).follow(
+        chunking, me, question_id, tag=st.session_state.get("label_tag")
+    )
     terms = fts_terms(view.question.text)
     chunk_ids = [c.chunk.id for c in view.candidates]
     if st.session_state.get("label_qid") != question_id:
