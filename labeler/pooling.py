@@ -91,7 +91,12 @@ def ensure_search_pool(
         if state == "busy":
             if not wait:
                 return "busy"
-            time.sleep(WAIT_POLL_S)
+            # Poll with reads until the other worker's pool is stored, or its claim is stale.
+            give_up = time.monotonic() + CLAIM_STALE_S
+            while time.monotonic() < give_up:
+                time.sleep(WAIT_POLL_S)
+                if store.fts_pool_hash(question.id, chunking) == key:
+                    return "ready"
             continue
         try:
             started = time.perf_counter()
@@ -275,6 +280,7 @@ class PoolWorker:
                 except Exception as error:  # a bad question must not stop the worker
                     log.exception("pool worker: %s failed", self._current)
                     self.failures.append(f"{self._current[1]}: {error}")
+                    del self.failures[:-100]
                 finally:
                     with self._cond:
                         self._current = None
