@@ -112,16 +112,38 @@ def test_common_topic_words_still_count(store: Store) -> None:
     assert [h.chunk_id for h in hits[:2]] == ["answer", "short"]
 
 
-def test_search_box_needs_every_word_and_any_term_is_the_pooling_search(store: Store) -> None:
+def test_passage_lookup_leaves_out_words_too_common_to_matter(store: Store, monkeypatch) -> None:
+    """search_chunks(any_term=True) finds where a passage came from by its rare words."""
+    from labeler.store import search
+
+    store.ensure_chunking("v1")
+    rows = [{"id": f"c{i}", "text": f"common filler {i}"} for i in range(30)]
+    rows += [{"id": "r1", "text": "common rare"}, {"id": "r2", "text": "rarer rare word"}]
+    store.upsert_chunks("v1", rows)
+    # Exact on a small corpus: every word is kept, rarest first.
+    assert store.selective_terms(["common", "rare", "rarer"]) == ["rarer", "rare", "common"]
+    monkeypatch.setattr(search, "TERM_MAX_CHUNKS", 10)
+    assert store.selective_terms(["common", "rare", "rarer"]) == ["rarer", "rare"]
+    assert {c.id for c in store.search_chunks("v1", "common rare", any_term=True)} == {"r1", "r2"}
+    # The pooling search keeps the common word: a chunk holding only it can rank.
+    pooled = [h.chunk_id for h in store.pool_search("v1", "common rare", limit=3)]
+    assert pooled[:2] == ["r1", "r2"]
+    assert pooled[2].startswith("c")
+    # Only common words: the two rarest are kept, so the lookup still finds something.
+    assert store.selective_terms(["common", "filler"]) == ["common", "filler"]
+    assert store.selective_terms(["absent"]) == ["absent"]
+    monkeypatch.setattr(search, "POSTINGS_BUDGET", 2)
+    assert store.selective_terms(["common", "rare", "rarer"]) == ["rarer"]
+
+
+def test_search_box_needs_every_word(store: Store) -> None:
     store.ensure_chunking("v1")
     store.upsert_chunks(
         "v1",
         [{"id": "a", "text": "retry the request"}, {"id": "b", "text": "retry later"}],
     )
     assert [c.id for c in store.search_chunks("v1", "retry request")] == ["a"]
-    pooled = [h.chunk_id for h in store.pool_search("v1", "retry request")]
-    assert [c.id for c in store.search_chunks("v1", "retry request", any_term=True)] == pooled
-    assert pooled == ["a", "b"]
+    assert [h.chunk_id for h in store.pool_search("v1", "retry request")] == ["a", "b"]
 
 
 def test_nothing_to_search_for(store: Store) -> None:

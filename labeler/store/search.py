@@ -1,6 +1,7 @@
-"""Full-text search over the chunks: the search box, and the exact BM25 top-k that pools use.
+"""Full-text search over the chunks: the search box, passage lookup, and the exact BM25 top-k
+that pools use.
 
-Both rank with FTS5's own ``bm25()`` over title and text (a title hit counts half a text hit;
+All three rank with FTS5's own ``bm25()`` over title and text (a title hit counts half a text hit;
 the chunking column weighs nothing), best first, equal scores in index (rowid) order.
 
 The pooling search must equal exact BM25: on a large corpus the question's common words are
@@ -51,6 +52,10 @@ BM25_WEIGHTS = "0.0, 0.5, 1.0"  # chunking, title, text
 # up to this many (word, chunk) postings: enough to find a 10th score that rules out most of
 # the common words, small enough to cost a few milliseconds.
 FIRST_PASS_POSTINGS = 3_000
+# Passage lookup (search_chunks with any_term): words in more chunks than this are left out,
+# and the words kept hold at most this many (word, chunk) postings in all.
+TERM_MAX_CHUNKS = 5_000
+POSTINGS_BUDGET = 20_000
 # Float sums may round up by a few ulps; the bound is checked with this much to spare.
 _BOUND_MARGIN = 1e-9
 
@@ -101,20 +106,52 @@ class SearchStore(StoreBase):
         """BM25 over title and text (FTS5), best first; equal scores in index order.
 
         By default every word must match (the search box), falling back to any of them when no
-        chunk holds all. ``any_term`` ranks every chunk holding any of the words, exactly as
-        ``pool_search`` does (pooling on a question, matching a context).
+        chunk holds all. ``any_term`` finds where a passage came from (matching an imported
+        context, remapping a label): chunks holding any of its selective words (see
+        ``selective_terms``), fast on long passages. Pools use the exact ``pool_search``.
         """
-        if any_term:
-            hits = self.pool_search(chunking, text, limit=limit)
-            found = self.get_chunks(chunking, [h.chunk_id for h in hits])
-            return [found[h.chunk_id] for h in hits if h.chunk_id in found]
         terms = fts_terms(text)
         if not terms:
             return []
-        rows = self._ranked_chunks(chunking, fts_query(terms, any_term=False), limit)
-        if not rows and len(terms) > 1:
-            rows = self._ranked_chunks(chunking, fts_query(terms, any_term=True), limit)
+        if any_term:
+            match = fts_query(self.selective_terms(terms), any_term=True)
+            rows = self._ranked_chunks(chunking, match, limit)
+        else:
+            rows = self._ranked_chunks(chunking, fts_query(terms, any_term=False), limit)
+            if not rows and len(terms) > 1:
+                rows = self._ranked_chunks(chunking, fts_query(terms, any_term=True), limit)
         return [_row_to_chunk(r) for r in rows]
+
+    def selective_terms(self, terms: Sequence[str]) -> list[str]:
+        """A passage's words worth a lookup, rarest first: query-term pruning.
+
+        A word found in more than TERM_MAX_CHUNKS chunks is left out, and words are taken
+        rarest first while their chunks add up to at most POSTINGS_BUDGET: a passage's rare
+        words say where it came from at a fraction of the cost of all its words. Not for
+        pools: on a large corpus a question's topic words are often its common ones (issue
+        #13), so pools rank with every word (``pool_search``). A text made only of common
+        words keeps its two rarest.
+        """
+        counts = {term: self._chunks_with(term) for term in terms}
+        ranked = sorted((t for t in terms if counts[t]), key=lambda t: counts[t])
+        kept, total = [], 0
+        for term in ranked:
+            if counts[term] > TERM_MAX_CHUNKS or total + counts[term] > POSTINGS_BUDGET:
+                break
+            kept.append(term)
+            total += counts[term]
+        return kept or ranked[:2] or list(terms[:1])
+
+    def _chunks_with(self, term: str) -> int:
+        """How many chunks hold ``term``, counted up to TERM_MAX_CHUNKS + 1 (cheap either way)."""
+        match = "{title text} : " + fts_query([term], any_term=False)
+        return int(
+            self.scalar(
+                "SELECT count(*) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?"
+                " LIMIT ?)",
+                (match, TERM_MAX_CHUNKS + 1),
+            )
+        )
 
     # the pooling search -------------------------------------------------------------------
 
