@@ -262,6 +262,7 @@ class PoolWorker:
         return Store(self.db_path)
 
     def _run(self) -> None:
+        _lower_this_threads_priority()
         store = self._open_store()
         try:
             while True:
@@ -303,6 +304,14 @@ class PoolWorker:
             "written"
         ):
             self.written += 1
+
+
+def _lower_this_threads_priority(by: int = 10) -> None:
+    """On Linux a thread has its own nice value: the worker's searches then yield the CPU to
+    the page's reruns on a busy machine. Elsewhere (or if refused) nothing changes."""
+    with contextlib.suppress(AttributeError, OSError):
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + by)
 
 
 def upcoming_questions(rows: Sequence[dict], current: str | None, count: int) -> list[str]:

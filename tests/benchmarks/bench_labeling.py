@@ -624,6 +624,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--think", type=float, default=2.0, help="seconds a reviewer grades each question"
     )
+    parser.add_argument(
+        "--reuse-db", action="store_true", help="measure on the database of an earlier run"
+    )
     parser.add_argument("--skip-cli", action="store_true", help="skip the CLI subprocess import")
     parser.add_argument("--skip-app", action="store_true", help="skip the AppTest reruns")
     args = parser.parse_args(argv)
@@ -651,9 +654,19 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     print("\nImports")
     cli_seconds = None if args.skip_cli else bench_cli_import(files, workdir)
-    db = fresh_db(workdir / "bench.db")
+    db = workdir / "bench.db"
+    reuse = args.reuse_db and db.exists()
+    if not reuse:
+        fresh_db(db)
     with Store(db) as store:
-        imports = bench_imports(store, files, args.runs)
+        if reuse:
+            # A rerun of the measures on the database of an earlier run: its imports are not
+            # timed again, and its search pools are forgotten so that they are computed again.
+            print(f"  reusing {db} ({store.count_chunks():,} chunks): imports not timed")
+            store.conn.execute("DELETE FROM pool_fts_state")
+            imports = {"chunks": None}
+        else:
+            imports = bench_imports(store, files, args.runs)
         qids = store.question_ids()
         rng = random.Random(args.seed + 1)
         sample = rng.sample(qids, min(args.samples, len(qids) - 1))
