@@ -210,3 +210,18 @@ def test_inspect_shows_every_source_of_every_candidate(loaded: Store) -> None:
     assert by_chunk["webhooks"] == [{"kind": "run", "name": "bm25", "rank": 4}]
     assert by_chunk["rate-limits"][0] == {"kind": "run", "name": "bm25", "rank": 3}
     assert by_chunk["rate-limits"][1]["kind"] == "search"
+
+
+def test_upcoming_questions_are_what_next_would_open_in_turn() -> None:
+    rows = [
+        {"id": "q1", "state": "done"},
+        {"id": "q2", "state": "skipped"},
+        {"id": "q3", "state": "todo"},
+        {"id": "q4", "state": "started"},
+        {"id": "q5", "state": "done"},
+        {"id": "q6", "state": "todo"},
+    ]
+    # From q4: on to q6, wrap round to q3, then the skipped q2; done ones never.
+    assert pooling.upcoming_questions(rows, "q4", 5) == ["q6", "q3", "q2"]
+    assert pooling.upcoming_questions(rows, "q4", 1) == ["q6"]
+    assert pooling.upcoming_questions(rows, None, 2) == ["q3", "q4"]
