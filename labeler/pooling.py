@@ -184,6 +184,7 @@ class PoolWorker:
         self._pending: list[tuple[str, str]] = []
         # Where each reviewer is: (chunking, reviewer) -> (current question, tag, how many).
         self._positions: dict[tuple[str, str], tuple[str | None, str | None, int]] = {}
+        self._followed: dict[tuple[str, str], tuple[str | None, str | None, int]] = {}
         self._current: tuple[str, str] | None = None
         self._stopping = False
         self._cond = threading.Condition()
@@ -230,8 +231,12 @@ class PoolWorker:
         """The reviewer is on ``current``: compute the pools of the next ``ahead`` questions
         of their queue. Returns at once: the queue is read on the worker's thread, so the
         page pays nothing for it."""
+        position = (current, tag, ahead)
         with self._cond:
-            self._positions[(chunking, reviewer)] = (current, tag, ahead)
+            if self._followed.get((chunking, reviewer)) == position:
+                return  # a rerun on the same question (a grade, a note): nothing new to do
+            self._followed[(chunking, reviewer)] = position
+            self._positions[(chunking, reviewer)] = position
             self._cond.notify_all()
 
     def _put_first(self, chunking: str, question_ids: Sequence[str]) -> None:
