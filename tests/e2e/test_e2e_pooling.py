@@ -32,10 +32,9 @@ def test_following_the_queue_opens_pools_the_server_computed_ahead(
     # The next two questions of maria's queue were computed by the server's worker thread.
     assert _computed_by(loaded, "q2").startswith("worker:")
     assert _computed_by(loaded, "q3").startswith("worker:")
-    page.locator("[data-testid='stApp']").click(position={"x": 5, "y": 5})
-    page.keyboard.press("n")
+    page.locator(".st-key-label_key_n button").first.click()
     wait_for_app(page)
-    page.wait_for_function("() => location.search.includes('question=q2')")
+    page.wait_for_function("() => location.search.includes('question=q2')", timeout=60_000)
     page.wait_for_selector(".st-key-label_card_0")
     screenshot(page, "pooling-next-question-computed-ahead")
     assert _computed_by(loaded, "q2").startswith("worker:")  # opened, not searched again
