@@ -168,7 +168,7 @@ class SearchStore(StoreBase):
         Equal, chunk for chunk and score for score, to ``exact_search`` (see the module
         docstring for why). ``first_pass`` is how many postings the first pass may rank.
         """
-        ranked = self._counted_terms(text)
+        ranked = self._counted_terms(text) if limit > 0 else []
         if not ranked:
             return []
         terms = [t for _, t in ranked]
