@@ -13,6 +13,8 @@ Steps:
    document id and a short exact quote, resolved here to the chunk(s) containing it.
 4. runs: three retrievers of deliberately different quality (bm25, weak, hybrid).
 5. labels: what two reviewers, maria and tom, would have graded for about half the questions.
+6. review: generated questions awaiting review (demo_source/review.py), as a Ragas testset and
+   as plain JSONL from another generator, and the decisions the reviewers already made.
 
 Usage:
     python data/build_demo.py            # rebuild data/demo/ and print a summary
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import filecmp
+import hashlib
 import importlib.util
 import json
 import math
@@ -618,6 +621,89 @@ def chunk_sort_key(chunk_id: str) -> tuple[str, int]:
     return doc_id, int(number)
 
 
+# ---------------------------------------------------------------------------------------------
+# Generated questions to review
+
+
+def section_of(doc_text: str, doc_id: str, quote: str) -> str:
+    """The section (heading to next heading) of a document holding the one occurrence of
+    `quote`: what Ragas' Markdown splitter hands its LLM as one context."""
+    if doc_text.count(quote) != 1:
+        raise BuildError(
+            f"review: quote found {doc_text.count(quote)} times in {doc_id}: {quote!r}"
+        )
+    at = doc_text.index(quote)
+    start = doc_text.rfind("\n## ", 0, at)
+    end = doc_text.find("\n## ", at)
+    return doc_text[start + 1 if start >= 0 else 0 : end if end >= 0 else len(doc_text)].strip()
+
+
+def ragas_id(text: str) -> str:
+    """The id `labeler import ragas` gives a question without one (tests/test_demo.py checks
+    the two agree)."""
+    return "ragas-" + hashlib.sha1(text.strip().encode("utf-8")).hexdigest()[:10]
+
+
+def build_review(out: Path, docs_by_id: dict, chunks: list[dict]) -> dict:
+    """Write the review demo: a Ragas testset, another generator's JSONL, and decisions."""
+    source = load_module("review")
+    rows, texts = [], {}
+    for item in source.RAGAS:
+        contexts = []
+        for hop, (doc_id, quote) in enumerate(item["ctx"], start=1):
+            if doc_id == "!":
+                text = quote
+            elif doc_id in docs_by_id:
+                text = section_of(docs_by_id[doc_id]["text"], doc_id, quote)
+            else:
+                raise BuildError(f"review: unknown document {doc_id!r}")
+            contexts.append(f"<{hop}-hop>\n\n{text}" if len(item["ctx"]) > 1 else text)
+        rows.append(
+            {
+                "user_input": item["q"],
+                "reference_contexts": contexts,
+                "reference": item["ref"],
+                "synthesizer_name": item["syn"],
+                "persona_name": item["persona"],
+                "query_style": item["style"],
+                "query_length": item["length"],
+            }
+        )
+        texts[item["q"]] = ragas_id(item["q"])
+    chunk_ids = {c["id"] for c in chunks}
+    generated = []
+    for item in source.ACME:
+        for chunk_id in item["ctx"]:
+            if chunk_id not in chunk_ids and chunk_id.split("#")[0] in docs_by_id:
+                raise BuildError(f"review: {item['id']}: no chunk {chunk_id!r}")
+        generated.append(
+            {
+                "id": item["id"],
+                "origin": "generated",
+                "generator": item["generator"],
+                "question": item["q"],
+                "reference": item["ref"],
+                "contexts": item["ctx"],
+                "metadata": {"synthesizer": item["synthesizer"], "persona": item["persona"]},
+            }
+        )
+        texts[item["q"]] = item["id"]
+    if len(texts) != len(source.RAGAS) + len(source.ACME):
+        raise BuildError("review: two generated questions have the same text")
+    decisions = []
+    for text, reviewer, decision, reason, note, seconds in source.DECISIONS:
+        if text not in texts:
+            raise BuildError(f"review: a decision names no generated question: {text!r}")
+        row = {"question_id": texts[text], "reviewer": reviewer, "decision": decision}
+        row.update({k: v for k, v in (("reason", reason), ("note", note)) if v})
+        row["seconds"] = seconds
+        decisions.append(row)
+    write_jsonl(out / "ragas_testset.jsonl", rows)
+    write_jsonl(out / "generated.jsonl", generated)
+    write_jsonl(out / "decisions.jsonl", decisions)
+    return {"ragas": len(rows), "generated": len(generated), "decisions": len(decisions)}
+
+
 def write_text(path: Path, lines: list[str]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8", newline="\n") as f:
@@ -693,6 +779,7 @@ def build(out: Path) -> dict:
         for chunk_id in sorted(truth[qid], key=chunk_sort_key):
             lines.append(f"{qid} 0 {chunk_id} {truth[qid][chunk_id]}")
     write_text(out / "ground_truth.qrels", lines)
+    review = build_review(out / "review", docs_by_id, chunks)
 
     # The judge's decisions and people's verdicts on them (data/build_judge.py).
     judge = load_module("build_judge", HERE).build_judge(
@@ -713,6 +800,7 @@ def build(out: Path) -> dict:
     )
 
     return {
+        "review": review,
         "documents": documents,
         "chunks": chunks,
         "questions": questions,
@@ -774,6 +862,11 @@ def check_and_summarise(figures: dict) -> None:
         other = "tom" if reviewer == "maria" else "maria"
         print(f"  disagreement {qid} {chunk_id}: {other} {before}, {reviewer} {after}")
 
+    review = figures["review"]
+    print(
+        f"generated questions to review: {review['ragas']} Ragas, {review['generated']} from"
+        f" another generator; {review['decisions']} already decided"
+    )
     judge = figures["judge"]
     print(
         f"judge: {judge['relevance_rows']} relevance grades on {judge['relevance_questions']}"

@@ -15,6 +15,7 @@ from labeler.importers import (
     import_run,
 )
 from labeler.importers.qrels import write_labels
+from labeler.importers.ragas import import_ragas
 from labeler.labeling import mark, set_note
 from labeler.models import ImportReport
 from labeler.readers import iter_columns, iter_jsonl
@@ -28,8 +29,9 @@ REMAP_CHUNKING = "sentences"
 
 
 def load_demo(store: Store, folder: str | Path = DEMO_DIR) -> list[ImportReport]:
-    """Documents, chunks, questions, three runs, two reviewers' labels, and a second chunking
-    the labels are remapped onto. Idempotent."""
+    """Documents, chunks, questions, three runs, two reviewers' labels, a second chunking
+    the labels are remapped onto, and generated questions to review, some already
+    decided. Idempotent."""
     folder = Path(folder)
     if not (folder / "chunks.jsonl").is_file():
         msg = "no demo data here (expected chunks.jsonl); run python data/build_demo.py"
@@ -58,6 +60,8 @@ def load_demo(store: Store, folder: str | Path = DEMO_DIR) -> list[ImportReport]
         reports += load_judge_demo(store, folder / "judge")
         if (folder / "remap" / "chunks.jsonl").is_file():
             reports += _load_remap(store, folder / "remap")
+        if (folder / "review").is_dir():
+            reports += _review(store, folder / "review")
     return reports
 
 
@@ -144,6 +148,39 @@ def _load_remap(store: Store, folder: Path) -> list[ImportReport]:
             detail=f"default -> {REMAP_CHUNKING}: {len(proposals)} proposals in the remap queue",
         )
     )
+    return reports
+
+
+def _review(store: Store, folder: Path) -> list[ImportReport]:
+    """Generated questions as a Ragas testset and as another generator's JSONL, and what the
+    demo's reviewers already decided (only on questions nobody has decided yet)."""
+    from labeler.review import accept, reject
+
+    reports = [
+        import_ragas(store, folder / "ragas_testset.jsonl", tags=("generated",)).report,
+        import_questions(store, folder / "generated.jsonl").report,
+    ]
+    decided = 0
+    for line, row in iter_jsonl(folder / "decisions.jsonl"):
+        question_id = row["question_id"]
+        if store.get_question(question_id) is None:
+            msg = f"no generated question {question_id!r} (rebuild with data/build_demo.py)"
+            raise LabelerError(msg, path=folder / "decisions.jsonl", line=line)
+        if store.review_history(question_id):
+            continue
+        if row["decision"] == "accept":
+            accept(store, question_id, row["reviewer"], seconds=row.get("seconds"))
+        else:
+            reject(
+                store,
+                question_id,
+                row["reviewer"],
+                row["reason"],
+                note=row.get("note"),
+                seconds=row.get("seconds"),
+            )
+        decided += 1
+    reports.append(ImportReport("review decisions", str(folder), added=decided))
     return reports
 
 

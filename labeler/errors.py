@@ -45,4 +45,9 @@ class NotFoundError(LabelerError):
     """An id that the database does not hold (a question, a chunk, a run, a version)."""
 
 
-__all__ = ["LabelerError", "NotFoundError"]
+class ConflictError(LabelerError):
+    """Someone else changed the thing since it was read (another reviewer decided the same
+    question): the write is refused, never applied over theirs."""
+
+
+__all__ = ["ConflictError", "LabelerError", "NotFoundError"]

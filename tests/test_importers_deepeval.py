@@ -108,10 +108,11 @@ def test_evolutions_and_camel_case(corpus: Store, tmp_path: Path) -> None:
     import_deepeval(corpus, path)
     question = corpus.get_question(derived("Where is Everest?"))
     assert (question.generator, question.reference_answer, question.source_chunk_ids) == (
-        "deepeval:Reasoning+Multi-context",
+        "deepeval",
         "In the Himalayas.",
         ("geo",),
     )
+    assert corpus.generation(question.id)["synthesizer"] == "Reasoning+Multi-context"
 
 
 def test_a_csv_with_metadata_as_a_python_literal(corpus: Store, tmp_path: Path) -> None:

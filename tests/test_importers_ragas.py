@@ -69,12 +69,13 @@ def test_the_real_ragas_csv_reads_with_its_quirks() -> None:
     first = questions[0]
     assert first.text.startswith("How are Large Language Models integrated into modern")
     assert first.reference.startswith("Large Language Models (LLMs) are becoming fundamental")
-    assert first.generator == "single_hop_specifc_query_synthesizer"  # Ragas' own spelling
+    assert first.generator == "ragas"
+    assert first.synthesizer == "single_hop_specifc_query_synthesizer"  # Ragas' own spelling
     # a Python-literal list whose text holds real newlines and both kinds of quotes
     assert first.contexts[0].startswith('---\ntitle: "Part 1: Introduction to Ragas')
     assert [len(q.contexts) for q in questions] == [1, 1, 1, 1, 1, 2, 3, 2, 2, 2]
     multi = questions[6]
-    assert multi.generator == "multi_hop_abstract_query_synthesizer"
+    assert multi.synthesizer == "multi_hop_abstract_query_synthesizer"
     assert [c[:8] for c in multi.contexts] == ["<1-hop>\n", "<2-hop>\n", "<3-hop>\n"]
     digest = hashlib.sha1(first.text.encode()).hexdigest()[:10]
     assert first.id == f"ragas-{digest}"
@@ -167,10 +168,11 @@ def test_the_legacy_format_question_ground_truth_contexts(corpus: Store, tmp_pat
     assert (result.report.added, result.exact) == (1, 1)
     question = corpus.get_question(stable_id("ragas", "Why sign webhooks?"))
     assert (question.generator, question.reference_answer, question.source_chunk_ids) == (
-        "ragas:simple",
+        "ragas",
         "To verify the sender.",
         ("webhooks",),
     )
+    assert corpus.generation(question.id)["synthesizer"] == "simple"  # v0.1's evolution_type
 
 
 def test_ids_and_reference_context_ids_are_used_when_given(corpus: Store, tmp_path) -> None:
@@ -206,7 +208,8 @@ def test_an_annotated_testset_and_a_multi_turn_sample(corpus: Store, tmp_path) -
     assert (result.report.added, result.multi_turn) == (1, 1)
     assert "1 multi-turn samples skipped" in result.summary()
     question = corpus.get_question(stable_id("ragas", "Signed how?"))
-    assert question.generator == "single_hop_specific_query_synthesizer"
+    assert question.generator == "ragas"
+    assert corpus.generation(question.id)["synthesizer"] == "single_hop_specific_query_synthesizer"
 
 
 @pytest.mark.parametrize(

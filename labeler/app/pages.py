@@ -7,6 +7,7 @@ PAGES_DIR = Path(__file__).resolve().parent / "app_pages"
 # The one list of pages: (file, title, icon, section). A page joins the app by a line here.
 PAGES = [
     ("label.py", "Grade chunks", ":material/checklist:", "Label"),
+    ("review.py", "Review questions", ":material/rate_review:", "Label"),
     ("remap.py", "Remap queue", ":material/call_split:", "Label"),
     ("judge_review.py", "Spot-check the judge", ":material/fact_check:", "Label"),
     ("adjudicate.py", "Adjudicate", ":material/gavel:", "Label"),

@@ -41,6 +41,14 @@ STYLE = """
                 padding: 0 5px; font-size: 0.8rem; background: #fafafa; }
 .lbl-keys { font-size: 0.85rem; color: #444; line-height: 2; }
 .lbl-card-head { display: flex; justify-content: space-between; font-size: 0.85rem; color: #555; }
+.lbl-diff del { background: #ffd7d5; text-decoration: line-through; color: #82071e; }
+.lbl-diff ins { background: #ccffd8; text-decoration: none; color: #055d20; }
+.lbl-note { border-radius: 6px; padding: 8px 12px; margin: 4px 0; font-size: 0.92rem;
+            white-space: pre-wrap; }
+.lbl-note-error { background: #fdecea; color: #7a1b12; border: 1px solid #f5c2bc; }
+.lbl-note-warning { background: #fff6e0; color: #6b4a00; border: 1px solid #f3dca0; }
+.lbl-note-info { background: #eaf3fc; color: #14426b; border: 1px solid #c4dcf3; }
+.lbl-note-ok { background: #e9f7ee; color: #17532f; border: 1px solid #bfe5cc; }
 div[data-testid="stLayoutWrapper"]:has(> .st-key-label_toolbar) {
     position: sticky; top: 3.75rem; z-index: 50; background: white;
     padding: 6px 0; border-bottom: 1px solid #eee; }
@@ -70,3 +78,37 @@ def diff_html(pieces: Iterable[tuple[str, bool]], *, changed: str) -> str:
         for text, same in pieces
     )
     return f'<div class="lbl-text">{body}</div>'
+
+
+def spans_html(text: str, spans: Iterable[tuple[int, int]], *, css_class: str = "lbl-text") -> str:
+    """``text`` escaped, with the character ``spans`` (start, end) wrapped in <mark>: the part
+    of a chunk that a question's context covers. Escaping is done piece by piece, so a span
+    boundary can never split an entity or create markup."""
+    out, at = [], 0
+    for start, end in sorted(spans):
+        start, end = max(start, at), min(end, len(text))
+        if start >= end:
+            continue
+        out.append(html.escape(text[at:start], quote=True))
+        out.append("<mark>" + html.escape(text[start:end], quote=True) + "</mark>")
+        at = end
+    out.append(html.escape(text[at:], quote=True))
+    return f'<div class="{css_class}">{"".join(out)}</div>'
+
+
+def word_diff_html(segments: Iterable[tuple[str, str]], *, css_class: str = "lbl-text") -> str:
+    """A word diff, ("=" | "-" | "+", text) segments, as escaped HTML with <del> and <ins>."""
+    tags = {"-": "del", "+": "ins"}
+    parts = [
+        f"<{tags[op]}>{html.escape(text, quote=True)}</{tags[op]}>"
+        if op in tags
+        else html.escape(text, quote=True)
+        for op, text in segments
+    ]
+    return f'<div class="{css_class} lbl-diff">{"".join(parts)}</div>'
+
+
+def note_html(text: str, *, kind: str = "info") -> str:
+    """A message box for text that may hold untrusted parts (ids, names): escaped, unlike
+    st.error and st.info, which read Markdown."""
+    return f'<div class="lbl-note lbl-note-{kind}">{html.escape(text, quote=True)}</div>'

@@ -11,6 +11,7 @@ from labeler.cli import (  # noqa: F401  (importing registers the commands)
     judge,
     pool,
     remap,
+    review,
     serve,
     testsets,
 )

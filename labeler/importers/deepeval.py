@@ -3,14 +3,15 @@ with list columns joined by ``|`` (as ``save_as("csv")`` writes them).
 
 Read: ``input`` (the question), ``expected_output`` (the reference answer), ``context`` (the
 ground-truth contexts the golden was generated from; ``retrieval_context`` is what some system
-retrieved, so it is not used), ``additional_metadata`` (``evolutions`` become part of the
-generator; a ``question_id`` and ``chunk_ids``, as our own DeepEval export writes them, give
+retrieved, so it is not used), ``additional_metadata`` (``evolutions`` become the
+synthesizer; a ``question_id`` and ``chunk_ids``, as our own DeepEval export writes them, give
 the question's id and match contexts by id). camelCase names (``expectedOutput``,
 ``additionalMetadata``) are accepted too.
 
-Questions come in as generated and awaiting review, with generator ``deepeval`` (plus
-``:<evolution>+...`` when the synthesizer recorded them); their contexts are matched to chunks
-(see ``labeler.importers.contexts``).
+Questions come in as generated and awaiting review, with generator ``deepeval``, the
+evolutions the synthesizer recorded as their synthesizer (``Reasoning+Multi-context``), and
+``additional_metadata`` kept for the review; their contexts are matched to chunks (see
+``labeler.importers.contexts``).
 """
 
 from __future__ import annotations
@@ -39,16 +40,18 @@ from labeler.readers import (
 from labeler.store import Store
 
 ID_PREFIX = "deepeval"
+GENERATOR = "deepeval"
 CSV_SEPARATOR = "|"
 
 
-def _generator(metadata: dict) -> str:
+def _synthesizer(metadata: dict) -> str | None:
+    """The evolutions DeepEval's synthesizer applied, "Reasoning+Multi-context"."""
     evolutions = metadata.get("evolutions")
     if isinstance(evolutions, str):
         evolutions = [evolutions]
     if isinstance(evolutions, list) and evolutions:
-        return "deepeval:" + "+".join(str(e) for e in evolutions)
-    return "deepeval"
+        return "+".join(str(e) for e in evolutions)
+    return None
 
 
 def read_deepeval(path: Path) -> Iterator[GeneratedQuestion]:
@@ -84,9 +87,12 @@ def read_deepeval(path: Path) -> Iterator[GeneratedQuestion]:
             id=question_id,
             text=text,
             reference=reference or None,
-            generator=_generator(metadata),
+            generator=GENERATOR,
             contexts=tuple(contexts),
             context_ids=tuple(ids),
+            synthesizer=_synthesizer(metadata),
+            persona=str(metadata["persona"]) if metadata.get("persona") else None,
+            metadata=metadata,
         )
 
 

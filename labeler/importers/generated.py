@@ -6,12 +6,12 @@ accepted or rejected is left as it is."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from labeler.errors import LabelerError
-from labeler.importers.contexts import ContextMatcher, strip_hop
+from labeler.importers.contexts import ContextMatch, ContextMatcher, strip_hop
 from labeler.models import ImportReport
 from labeler.readers import empty_file
 from labeler.store import Store
@@ -32,9 +32,15 @@ class GeneratedQuestion:
     id: str
     text: str
     reference: str | None
-    generator: str
+    generator: str | None
     contexts: tuple[str, ...] = ()
     context_ids: tuple[str, ...] = ()
+    # How it was generated, kept for the review (labeler.review): Ragas' synthesizer_name and
+    # persona_name, and whatever else the file says (query style, evolutions, ...).
+    synthesizer: str | None = None
+    persona: str | None = None
+    metadata: Mapping | None = None
+    tags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,12 +128,9 @@ def _merge_duplicates(
             raise LabelerError(msg, path=path, line=row.line, field="id")
         duplicates += 1
         pairs = dict.fromkeys(_paired(first)) | dict.fromkeys(_paired(row))
-        merged[row.id] = GeneratedQuestion(
-            line=first.line,
-            id=first.id,
-            text=first.text,
+        merged[row.id] = replace(
+            first,
             reference=first.reference or row.reference,
-            generator=first.generator,
             contexts=tuple(c for c, _ in pairs),
             context_ids=tuple(i[0] for _, i in pairs) if all(len(i) == 1 for _, i in pairs) else (),
         )
@@ -143,6 +146,15 @@ def _paired(row: GeneratedQuestion) -> list[tuple[str, tuple[str, ...]]]:
     return [(c, ()) for c in row.contexts]
 
 
+def _context_text(store: Store, chunking: str, context: str, match: ContextMatch) -> str:
+    """What to keep of a context: its text, or the chunk's when it was given as a chunk id."""
+    if match.how == "id" and (not context.strip() or context in match.chunk_ids):
+        chunk = store.get_chunk(chunking, match.chunk_ids[0])
+        if chunk is not None:
+            return chunk.text
+    return context
+
+
 def write_generated(
     store: Store,
     path: Path,
@@ -154,7 +166,9 @@ def write_generated(
     multi_turn: int = 0,
 ) -> GeneratedImport:
     """Write generated questions (origin generated, awaiting review) and their matched contexts
-    (as ``source_chunk_ids`` and as suggested candidates in the pool), in one transaction.
+    (as ``source_chunk_ids`` and as suggested candidates in the pool), and how each was
+    generated (synthesizer, persona, metadata, every context with its match) for the review,
+    in one transaction.
 
     A question already reviewed (accepted or rejected) is left exactly as it is: re-importing a
     file never undoes a reviewer's work. ``tags`` go on the questions this import adds.
@@ -173,15 +187,17 @@ def write_generated(
             question_id: store.get_question(question_id)
             for question_id in store.existing_question_ids(seen)
         }
-        upserts, pools = [], []
+        upserts, pools, generation = [], [], []
         for row in rows:
             matched: dict[str, None] = {}
+            contexts = []
             for context, ids in _paired(row):
                 result = matcher.match(context, ids=ids)
                 counts[result.how] += 1
                 if result.how == "none":
                     unmatched.append(Unmatched(row.line, row.id, context))
                 matched.update(dict.fromkeys(result.chunk_ids))
+                contexts.append((context, result))
             old = existing.get(row.id)
             if old is not None and old.review_status != "pending":
                 reviewed += 1
@@ -194,12 +210,26 @@ def write_generated(
                 "source_chunk_ids": list(matched),
             }
             if old is None:
-                values.update(origin="generated", review_status="pending", tags=sorted(set(tags)))
+                values.update(
+                    origin="generated", review_status="pending", tags=sorted({*tags, *row.tags})
+                )
             upserts.append(values)
             pools.append((row.id, list(matched)))
+            generation.append((row, contexts))
         for start in range(0, len(upserts), 1000):
             a, u = store.upsert_questions(upserts[start : start + 1000])
             added, updated = added + a, updated + u
+        for row, contexts in generation:
+            store.save_generation(
+                row.id,
+                synthesizer=row.synthesizer,
+                persona=row.persona,
+                metadata=row.metadata,
+                contexts=[
+                    (_context_text(store, chunking, c, r), chunking, r.how, r.chunk_ids, r.score)
+                    for c, r in contexts
+                ],
+            )
         for question_id, chunk_ids in pools:
             if chunk_ids:
                 suggested += store.add_to_pool(

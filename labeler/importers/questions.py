@@ -1,24 +1,44 @@
-"""Import questions (JSON lines, CSV, TSV), accepting the column names other tools write."""
+"""Import questions (JSON lines, CSV, TSV), accepting the column names other tools write.
+
+A record with ``origin: generated`` is a generated question to review, from any generator:
+``generator``, ``contexts`` (the texts it was generated from, or chunk ids) and ``metadata``
+(an object; its ``synthesizer_name``/``synthesizer`` and ``persona_name``/``persona`` are the
+question's synthesizer and persona, as top-level fields of those names are). Such records go
+through the same matching and writing as Ragas' and DeepEval's files
+(``labeler.importers.generated``); the id may be left out (then it is derived from the text).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
 from labeler.errors import LabelerError
 from labeler.importers.batching import upsert_unique
+from labeler.importers.generated import (
+    GeneratedImport,
+    GeneratedQuestion,
+    stable_id,
+    write_generated,
+)
 from labeler.models import ImportReport
 from labeler.readers import (
     Progress,
     as_id,
+    as_object,
     as_tags,
     as_text,
+    as_texts,
     check_file,
     empty_file,
     first_of,
     iter_records,
 )
 from labeler.store import Store
+
+ORIGINS = ("human", "generated")
+GENERATED_ID_PREFIX = "gen"
 
 QUESTION_FIELDS = ("question", "text", "query", "user_input", "input")
 REFERENCE_FIELDS = ("reference_answer", "reference", "expected_output", "ground_truth")
@@ -45,20 +65,100 @@ def question_row(record: dict, *, path: Path, line: int) -> dict:
     return row
 
 
+def _is_generated(record: dict, *, path: Path, line: int) -> bool:
+    origin = as_text(record.get("origin"), path=path, line=line, field="origin", optional=True)
+    if origin is None:
+        return False
+    if origin not in ORIGINS:
+        msg = f"expected one of {', '.join(ORIGINS)}, got {origin!r}"
+        raise LabelerError(msg, path=path, line=line, field="origin")
+    return origin == "generated"
+
+
+def generated_question(record: dict, *, path: Path, line: int) -> GeneratedQuestion:
+    """One generated question from a plain record (see the module docstring)."""
+    field, text = first_of(record, QUESTION_FIELDS)
+    if field is None:
+        msg = "no question text (expected one of: " + ", ".join(QUESTION_FIELDS) + ")"
+        raise LabelerError(msg, path=path, line=line, field="question")
+    text = as_text(text, path=path, line=line, field=field).strip()
+    where = {"path": path, "line": line}
+    given = record.get("id")
+    question_id = (
+        as_id(given, **where, field="id")
+        if given not in (None, "")
+        else stable_id(GENERATED_ID_PREFIX, text)
+    )
+    contexts = as_texts(record.get("contexts"), **where, field="contexts")
+    metadata = as_object(record.get("metadata"), **where, field="metadata")
+    both = {**metadata, **record}
+
+    def optional(names: tuple[str, ...], within: dict = record) -> str | None:
+        name, value = first_of(within, names)
+        found = as_text(value, **where, field=name, optional=True)
+        return found.strip() if found else None
+
+    return GeneratedQuestion(
+        line=line,
+        id=question_id,
+        text=text,
+        reference=optional(REFERENCE_FIELDS),
+        generator=optional(("generator",)),
+        # Each context may be a chunk id: matched by id first, else as text.
+        contexts=tuple(contexts),
+        context_ids=tuple(contexts),
+        synthesizer=optional(("synthesizer", "synthesizer_name"), both),
+        persona=optional(("persona", "persona_name"), both),
+        metadata=metadata,
+        tags=tuple(as_tags(record.get("tags"), **where)),
+    )
+
+
 def import_questions(
     store: Store, path: str | Path, *, progress: Progress | None = None
-) -> ImportReport:
+) -> ImportReport | GeneratedImport:
+    """Questions, human ones (accepted) and generated ones (pending review, contexts matched
+    to chunks), in one transaction. A file with no question is an error."""
     path = check_file(path)
-    return write_questions(
-        store, path, iter_records(path, progress, accept=("jsonl", "json", "csv", "tsv"))
+    generated: list[GeneratedQuestion] = []
+
+    def human(records: Iterable[tuple[int, dict]]) -> Iterable[tuple[int, dict]]:
+        for line, record in records:
+            if _is_generated(record, path=path, line=line):
+                generated.append(generated_question(record, path=path, line=line))
+            else:
+                yield line, record
+
+    records = iter_records(path, progress, accept=("jsonl", "json", "csv", "tsv"))
+    with store.write():
+        report = write_questions(store, path, human(records), required=False)
+        if not generated:
+            if not report.added + report.updated + report.unchanged:
+                raise empty_file(path, "questions")
+            return report
+        result = write_generated(store, path, generated, kind="questions")
+    both = result.report
+    return replace(
+        result,
+        report=replace(
+            both,
+            added=both.added + report.added,
+            updated=both.updated + report.updated,
+            unchanged=both.unchanged + report.unchanged,
+        ),
     )
 
 
 def write_questions(
-    store: Store, path: Path, records: Iterable[tuple[int, dict]], *, kind: str = "questions"
+    store: Store,
+    path: Path,
+    records: Iterable[tuple[int, dict]],
+    *,
+    kind: str = "questions",
+    required: bool = True,
 ) -> ImportReport:
     """The checks and writes of a question import, over records from any reader. A file with
-    no question is an error."""
+    no question is an error (unless not ``required``: a file of generated questions only)."""
     with store.write():
         added, updated, unchanged = upsert_unique(
             ((line, question_row(record, path=path, line=line)) for line, record in records),
@@ -67,6 +167,6 @@ def write_questions(
             what="question",
             batch=5000,
         )
-        if not added + updated + unchanged:
+        if required and not added + updated + unchanged:
             raise empty_file(path, kind)
     return ImportReport(kind, str(path), added=added, updated=updated, unchanged=unchanged)

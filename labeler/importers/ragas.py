@@ -8,7 +8,9 @@ Rows of an annotated test set (``{"eval_sample": {...}, "synthesizer_name": ...}
 too. Multi-turn samples (``user_input`` a list of messages) have no single question and are
 skipped and counted.
 
-Questions come in as generated and awaiting review, with the synthesizer as their generator;
+Questions come in as generated and awaiting review, with generator ``ragas``, Ragas'
+``synthesizer_name`` (spelling kept; the older ``evolution_type`` otherwise) as their
+synthesizer, and ``persona_name``, ``query_style`` and ``query_length`` kept for the review;
 their contexts are matched to chunks (see ``labeler.importers.contexts``).
 """
 
@@ -32,6 +34,9 @@ QUESTION_FIELDS = ("user_input", "question")
 REFERENCE_FIELDS = ("reference", "ground_truth")
 CONTEXT_FIELDS = ("reference_contexts", "contexts")
 ID_PREFIX = "ragas"
+GENERATOR = "ragas"
+# Kept with the question for the review: how Ragas generated it (v0.3.9 on).
+METADATA_FIELDS = ("query_style", "query_length")
 
 
 def _is_multi_turn(value: object) -> bool:
@@ -85,20 +90,22 @@ def read_ragas(path: Path, skipped: list[int]) -> Iterator[GeneratedQuestion]:
             if id_field is not None
             else stable_id(ID_PREFIX, text)
         )
-        _, synthesizer = first_of(record, ("synthesizer_name",))
-        _, evolution = first_of(record, ("evolution_type",))
         where = {"path": path, "line": line}
-        synthesizer = as_text(synthesizer, **where, field="synthesizer_name", optional=True)
-        evolution = as_text(evolution, **where, field="evolution_type", optional=True)
-        generator = synthesizer or (f"ragas:{evolution}" if evolution else "ragas")
+        synthesizer_field, synthesizer = first_of(record, ("synthesizer_name", "evolution_type"))
+        synthesizer = as_text(synthesizer, **where, field=synthesizer_field, optional=True)
+        _, persona = first_of(record, ("persona_name",))
+        persona = as_text(persona, **where, field="persona_name", optional=True)
         yield GeneratedQuestion(
             line=line,
             id=question_id,
             text=text,
             reference=reference or None,
-            generator=generator,
+            generator=GENERATOR,
             contexts=tuple(contexts),
             context_ids=tuple(ids),
+            synthesizer=synthesizer,
+            persona=persona,
+            metadata={k: record[k] for k in METADATA_FIELDS if record.get(k) not in (None, "")},
         )
 
 

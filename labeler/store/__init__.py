@@ -5,12 +5,14 @@ migrated on the spot, WAL is on, and writers wait on a busy timeout instead of f
 """
 
 from labeler.store.corpus import CorpusStore
+from labeler.store.flags import FlagStore, QueueFilter
 from labeler.store.labels import EVERYONE, LabelStore, check_reviewer
 from labeler.store.plans import PlanStore
 from labeler.store.pool import PoolStore
 from labeler.store.questions import QuestionStore
 from labeler.store.ratings import RatingStore
 from labeler.store.remap import RemapStore
+from labeler.store.review import ReviewStore
 from labeler.store.runs import RunStore
 from labeler.store.search import SearchHit, SearchStore, fts_terms
 from labeler.store.versions import VersionStore
@@ -27,6 +29,8 @@ class Store(
     RatingStore,
     PlanStore,
     RemapStore,
+    ReviewStore,
+    FlagStore,
 ):
     """The database of one labelling project."""
 
@@ -54,4 +58,4 @@ class Store(
         }
 
 
-__all__ = ["EVERYONE", "SearchHit", "Store", "check_reviewer", "fts_terms"]
+__all__ = ["EVERYONE", "QueueFilter", "SearchHit", "Store", "check_reviewer", "fts_terms"]

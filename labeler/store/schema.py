@@ -243,6 +243,142 @@ def fts_hashsize(db: sqlite_utils.Database) -> None:
     db.execute("INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('hashsize', 67108864)")
 
 
+@migrations(name="0005_question_review")
+def question_review(db: sqlite_utils.Database) -> None:
+    """The review of generated questions: how each was generated (synthesizer, persona, the
+    contexts it came from and the chunks they matched), its review state and append-only
+    history, and its advisory flags with the duplicate pairs and the queue order they give.
+
+    Tables named here: question_generation, question_contexts, question_reviews,
+    review_events, question_flags, duplicate_pairs, review_queue, flags_dirty. The triggers on
+    questions only note, in flags_dirty, which questions' flags need recomputing: whatever
+    writes a question (an import, an edit), its flags follow without that code knowing.
+    """
+    db.executescript(
+        """
+        CREATE TABLE question_generation (
+            question_id TEXT PRIMARY KEY REFERENCES questions(id),
+            synthesizer TEXT,
+            persona TEXT,
+            metadata TEXT NOT NULL DEFAULT '{}'
+        ) WITHOUT ROWID;
+        CREATE INDEX question_generation_by_synthesizer ON question_generation (synthesizer);
+        CREATE INDEX question_generation_by_persona ON question_generation (persona);
+
+        -- The contexts a question was generated from, in order, with what they matched on
+        -- import: how ("id", "exact", "fuzzy", "none") and the chunk ids, in that chunking.
+        CREATE TABLE question_contexts (
+            question_id TEXT NOT NULL REFERENCES questions(id),
+            position INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            chunking TEXT NOT NULL,
+            how TEXT NOT NULL,
+            chunk_ids TEXT NOT NULL DEFAULT '[]',
+            score REAL,
+            PRIMARY KEY (question_id, position)
+        ) WITHOUT ROWID;
+
+        -- The current review state of a question someone decided or edited. ``revision``
+        -- grows with every decision, edit and undo: a write that names an older revision is
+        -- a conflict (someone else decided since the page was opened), never an overwrite.
+        CREATE TABLE question_reviews (
+            question_id TEXT PRIMARY KEY REFERENCES questions(id),
+            revision INTEGER NOT NULL DEFAULT 0,
+            decided_by TEXT,
+            decided_at TEXT,
+            reason TEXT,
+            note TEXT,
+            original_text TEXT,
+            original_reference TEXT,
+            edited_by TEXT,
+            edited_at TEXT
+        ) WITHOUT ROWID;
+
+        -- Append-only: every decision, edit, undo and skip, with who and when.
+        CREATE TABLE review_events (
+            id INTEGER PRIMARY KEY,
+            question_id TEXT NOT NULL,
+            reviewer TEXT NOT NULL,
+            action TEXT NOT NULL,
+            old_status TEXT,
+            new_status TEXT,
+            reason TEXT,
+            note TEXT,
+            old_text TEXT,
+            new_text TEXT,
+            old_reference TEXT,
+            new_reference TEXT,
+            sources TEXT,
+            undoes INTEGER,
+            batch TEXT,
+            seconds REAL,
+            at TEXT NOT NULL
+        );
+        CREATE INDEX review_events_by_question ON review_events (question_id, id);
+        CREATE INDEX review_events_by_reviewer ON review_events (reviewer, id);
+        CREATE INDEX review_events_by_undoes ON review_events (undoes) WHERE undoes IS NOT NULL;
+        CREATE TRIGGER review_events_no_update BEFORE UPDATE ON review_events BEGIN
+            SELECT RAISE(ABORT, 'review_events is append-only');
+        END;
+        CREATE TRIGGER review_events_no_delete BEFORE DELETE ON review_events BEGIN
+            SELECT RAISE(ABORT, 'review_events is append-only');
+        END;
+
+        -- Advisory flags of generated questions (labeler.flags), kept current by
+        -- labeler.review.ensure_flags; ``related`` is a JSON list of question ids.
+        CREATE TABLE question_flags (
+            question_id TEXT NOT NULL,
+            name TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            related TEXT NOT NULL DEFAULT '[]',
+            PRIMARY KEY (question_id, name)
+        ) WITHOUT ROWID;
+        CREATE INDEX question_flags_by_name ON question_flags (name, question_id);
+
+        -- Near-duplicate pairs (a < b) over all questions, human ones included.
+        CREATE TABLE duplicate_pairs (
+            a TEXT NOT NULL,
+            b TEXT NOT NULL,
+            score REAL NOT NULL,
+            PRIMARY KEY (a, b)
+        ) WITHOUT ROWID;
+        CREATE INDEX duplicate_pairs_by_b ON duplicate_pairs (b);
+
+        -- The review queue's order for every generated question: duplicate clusters first,
+        -- then other flagged questions grouped by flag, then the rest; ``cluster`` is the
+        -- smallest id of the question's duplicate cluster.
+        CREATE TABLE review_queue (
+            question_id TEXT PRIMARY KEY,
+            queue_key TEXT NOT NULL,
+            cluster TEXT
+        ) WITHOUT ROWID;
+        CREATE INDEX review_queue_order ON review_queue (queue_key);
+        CREATE INDEX review_queue_by_cluster ON review_queue (cluster);
+
+        -- Questions whose flags need recomputing, in the order they changed: a refresh clears
+        -- the rows up to the last one it read, so a change made while it computed stays.
+        CREATE TABLE flags_dirty (seq INTEGER PRIMARY KEY, question_id TEXT NOT NULL);
+        INSERT INTO flags_dirty (question_id) SELECT id FROM questions;
+        CREATE TRIGGER questions_flags_insert AFTER INSERT ON questions BEGIN
+            INSERT INTO flags_dirty (question_id) VALUES (new.id);
+        END;
+        CREATE TRIGGER questions_flags_update AFTER UPDATE OF text, reference_answer, origin
+        ON questions BEGIN
+            INSERT INTO flags_dirty (question_id) VALUES (new.id);
+        END;
+        CREATE TRIGGER questions_flags_delete AFTER DELETE ON questions BEGIN
+            INSERT INTO flags_dirty (question_id) VALUES (old.id);
+        END;
+        CREATE TRIGGER question_contexts_flags_insert AFTER INSERT ON question_contexts BEGIN
+            INSERT INTO flags_dirty (question_id) VALUES (new.question_id);
+        END;
+        CREATE TRIGGER question_contexts_flags_delete AFTER DELETE ON question_contexts BEGIN
+            INSERT INTO flags_dirty (question_id) VALUES (old.question_id);
+        END;
+        """
+    )
+
+
 @migrations(name="0007_ratings")
 def ratings(db: sqlite_utils.Database) -> None:
     """Ratings of judges and people in one model: metrics with their scales, raters, the items

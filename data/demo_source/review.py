@@ -1,0 +1,478 @@
+# ruff: noqa: E501
+"""Generated questions for the review page of the demo, as two generators would write them.
+
+RAGAS: 32 questions in the shape of a Ragas testset (``user_input``, ``reference``,
+``reference_contexts``, ``synthesizer_name``, ``persona_name``, ``query_style``,
+``query_length``), written to data/demo/review/ragas_testset.jsonl. Each context is
+``(document id, quote)``: the section of the document that holds the quote (heading to next
+heading, as Ragas' Markdown splitter cuts it), prefixed ``<N-hop>`` for multi-hop questions;
+or ``("!", text)`` for a section of an older page that the corpus no longer has.
+
+ACME: 8 questions from an in-house generator, written as plain JSONL for ``labeler import
+questions`` (``origin: generated``); their contexts are chunk ids (one of a page the corpus
+no longer has).
+
+Some are what a reviewer throws out, on purpose: near-duplicates of each other and of the
+demo's human questions, questions that state their answer, a sentence copied from its source,
+references that claim what their contexts do not say, a context not in the corpus, a one-word
+question and a rambling one. DECISIONS are what the demo's reviewers already decided, so the
+page opens with history and stats; the rest wait for review.
+"""
+
+SINGLE = "single_hop_specific_query_synthesizer"
+ABSTRACT = "multi_hop_abstract_query_synthesizer"
+SPECIFIC = "multi_hop_specific_query_synthesizer"
+
+RAGAS = [
+    # clean questions ---------------------------------------------------------------------
+    dict(
+        q="How long does a pagination cursor from the Orders API stay valid?",
+        ref="A cursor stays valid for 24 hours after it was issued; an older one returns 400 cursor_expired and you must start again from the first page.",
+        ctx=[("orders-api-pagination", "Cursors are opaque strings")],
+        syn=SINGLE,
+        persona="Integration developer",
+        style="PERFECT_GRAMMAR",
+        length="MEDIUM",
+    ),
+    dict(
+        q="What should my webhook endpoint do when the signature check fails?",
+        ref="Answer with 400 and do not process the event; Fernleaf treats it as a failed delivery and retries, so a temporary problem such as an undeployed rotated secret heals itself once fixed.",
+        ctx=[("orders-api-webhook-signatures", "Answer a failed verification with `400`")],
+        syn=SINGLE,
+        persona="Integration developer",
+        style="PERFECT_GRAMMAR",
+        length="MEDIUM",
+    ),
+    dict(
+        q="which sdk languages does fernleaf support officially",
+        ref="Python, Node.js and Ruby.",
+        ctx=[("orders-api-sdks", "Fernleaf maintains client libraries for Python")],
+        syn=SINGLE,
+        persona="Integration developer",
+        style="WEB_SEARCH_LIKE",
+        length="SHORT",
+    ),
+    dict(
+        q="Can a customer who paid by PayPal expect their refund faster than a card payer?",
+        ref="Yes. PayPal refunds usually appear within a day, while card refunds take 5 to 10 working days depending on the bank.",
+        ctx=[("handbook-refunds", "Refunds always go to the original payment method")],
+        syn=SINGLE,
+        persona="Customer Care agent",
+        style="PERFECT_GRAMMAR",
+        length="MEDIUM",
+    ),
+    dict(
+        q="how long is an e-gift card delivery supposed to take",
+        ref="Usually within an hour of purchase, and always within 24 hours, since some orders are checked for fraud first.",
+        ctx=[("handbook-gift-cards", "E-gift cards are usually delivered within an hour")],
+        syn=SINGLE,
+        persona="Customer Care agent",
+        style="POOR_GRAMMAR",
+        length="SHORT",
+    ),
+    dict(
+        q="What does the two-person delivery team do on the day a sofa is delivered?",
+        ref="They call on the morning of delivery with a two-hour time slot and carry the item to a room of the customer's choice, but they do not assemble it.",
+        ctx=[("handbook-delivery", "Furniture and items over 30 kg are delivered")],
+        syn=SINGLE,
+        persona="Customer Care agent",
+        style="PERFECT_GRAMMAR",
+        length="MEDIUM",
+    ),
+    dict(
+        q="When an order is refunded in full and later returned, how do the order's status and refund_status show it, and what does a customer care agent tell the customer about the money?",
+        ref="The order's status keeps its place in the lifecycle (for example delivered) while refund_status moves to full; the agent explains that the refund has been issued and that card refunds take 5 to 10 working days to appear.",
+        ctx=[
+            ("orders-api-order-lifecycle", "Refunds do not change `status`"),
+            ("handbook-refunds", "Refunds always go to the original payment method"),
+        ],
+        syn=ABSTRACT,
+        persona="Customer Care agent",
+        style="PERFECT_GRAMMAR",
+        length="LONG",
+    ),
+    dict(
+        q="How do restricted API keys and the webhook signing secret each protect an integration?",
+        ref="A restricted key only accepts requests from listed IP addresses or CIDR ranges, rejecting others with 403 ip_not_allowed; every genuine webhook delivery is signed, so the endpoint can reject forgeries and replays before acting on them.",
+        ctx=[
+            ("orders-api-api-keys", "A key can be limited to a set of IP addresses"),
+            ("orders-api-webhook-signatures", "Anyone who learns your webhook URL"),
+        ],
+        syn=SPECIFIC,
+        persona="Security engineer",
+        style="PERFECT_GRAMMAR",
+        length="MEDIUM",
+    ),
+    dict(
+        q="Who approves a refund of £300 for a damaged dining table?",
+        ref="A team lead: agents approve up to £150 per order, team leads from £150 to £500.",
+        ctx=[("handbook-refunds", "Customer Care agents can approve refunds")],
+        syn=SINGLE,
+        persona="Customer Care agent",
+        style="PERFECT_GRAMMAR",
+        length="SHORT",
+    ),
+    dict(
+        q="Wat happens to a return parcel that has no RMA number on it?",
+        ref="It is still accepted, but it takes up to 10 working days longer to process because the warehouse has to identify it by hand.",
+        ctx=[("handbook-returns-policy", "Customers start a return in their account")],
+        syn=SINGLE,
+        persona="Customer Care agent",
+        style="MISSPELLED",
+        length="SHORT",
+    ),
+    dict(
+        q="What does the timeline array of an order record?",
+        ref="Every status change with its timestamp and, for changes made through the API, the ID of the key that made it.",
+        ctx=[("orders-api-order-lifecycle", "Each order has a `timeline` array")],
+        syn=SINGLE,
+        persona="Integration developer",
+        style="PERFECT_GRAMMAR",
+        length="SHORT",
+    ),
+    dict(
+        q="How early must an engineer on a P1 page hand it on if they cannot respond?",
+        ref="A P1 page must be acknowledged within 15 minutes; if it is not, it goes to the secondary, and five minutes later to the engineering manager on call.",
+        ctx=[("handbook-on-call", "Acknowledge a P1 page within 15 minutes")],
+        syn=SINGLE,
+        persona="Software engineer",
+        style="PERFECT_GRAMMAR",
+        length="MEDIUM",
+    ),
+    dict(
+        q="Can I take my work laptop on a trip abroad?",
+        ref="Only when you will need it; keep it in hand luggage, never in checked baggage, and use the company VPN on hotel or airport Wi-Fi. For some countries the security team issues a temporary laptop instead.",
+        ctx=[("handbook-business-travel", "Take your work laptop abroad only when")],
+        syn=SINGLE,
+        persona="New employee",
+        style="PERFECT_GRAMMAR",
+        length="SHORT",
+    ),
+    dict(
+        q="What can a trade customer's API integration do that a marketplace partner's cannot?",
+        ref="Trade customers place orders on the trade channel with their trade prices applied automatically, and with trade pricing enabled an order may give unit_amount per line.",
+        ctx=[
+            ("handbook-trade-accounts", "Trade customers with their own systems"),
+            ("orders-api-creating-orders", "An order holds between 1 and 250 line items"),
+        ],
+        syn=SPECIFIC,
+        persona="Integration developer",
+        style="PERFECT_GRAMMAR",
+        length="MEDIUM",
+    ),
+    dict(
+        q="How often does Fernleaf check the carriers for tracking updates?",
+        ref="Every 30 minutes, sending shipment.updated when a parcel's state changes.",
+        ctx=[("orders-api-shipments", "Fernleaf polls the supported carriers")],
+        syn=SINGLE,
+        persona="Integration developer",
+        style="PERFECT_GRAMMAR",
+        length="SHORT",
+    ),
+    # near-duplicates of each other ---------------------------------------------------------
+    dict(
+        q="How many line items can a single order contain?",
+        ref="Between 1 and 250 line items, each with a quantity from 1 to 999.",
+        ctx=[("orders-api-creating-orders", "An order holds between 1 and 250 line items")],
+        syn=SINGLE,
+        persona="Integration developer",
+        style="PERFECT_GRAMMAR",
+        length="SHORT",
+    ),
+    dict(
+        q="How many line items can one order contain at most?",
+        ref="Up to 250 line items per order.",
+        ctx=[("orders-api-creating-orders", "An order holds between 1 and 250 line items")],
+        syn=SINGLE,
+        persona="Integration developer",
+        style="PERFECT_GRAMMAR",
+        length="SHORT",
+    ),
+    dict(
+        q="What does it cost to sharpen a knife in the showroom?",
+        ref="The showroom sharpens knives for £4 each.",
+        ctx=[("handbook-product-care", "Hand wash and dry knives straight away")],
+        syn=SINGLE,
+        persona="Customer Care agent",
+        style="PERFECT_GRAMMAR",
+        length="SHORT",
+    ),
+    dict(
+        q="What does knife sharpening cost at the showroom?",
+        ref="£4 per knife.",
+        ctx=[("handbook-product-care", "Hand wash and dry knives straight away")],
+        syn=SINGLE,
+        persona="Customer",
+        style="PERFECT_GRAMMAR",
+        length="SHORT",
+    ),
+    # near-duplicates of the demo's human questions ------------------------------------------
+    dict(
+        q="How long does standard delivery take within the UK?",
+        ref="3 to 5 working days, for £4.50, free on orders over £50.",
+        ctx=[("handbook-delivery", "Standard delivery takes 3 to 5 working days")],
+        syn=SINGLE,
+        persona="Customer",
+        style="PERFECT_GRAMMAR",
+        length="SHORT",
+    ),
+    dict(
+        q="What is the warranty on cast iron pans?",
+        ref="A lifetime guarantee against cracking and warping.",
+        ctx=[("handbook-warranty", "Cast iron cookware: a lifetime guarantee")],
+        syn=SINGLE,
+        persona="Customer",
+        style="PERFECT_GRAMMAR",
+        length="SHORT",
+    ),
+    # questions that state their answer ------------------------------------------------------
+    dict(
+        q="Why are webhook deliveries retried up to 8 more times over roughly 24 hours when an endpoint does not answer with a 2xx?",
+        ref="Because a failed delivery is retried up to 8 more times over roughly 24 hours when the endpoint does not answer with a 2xx.",
+        ctx=[("orders-api-webhooks", "A failed delivery is retried up to 8 more times")],
+        syn=SINGLE,
+        persona="Integration developer",
+        style="PERFECT_GRAMMAR",
+        length="LONG",
+    ),
+    dict(
+        q="Is it true that Fernleaf Plus members get express delivery at half price?",
+        ref="Yes, Fernleaf Plus members get express delivery at half price.",
+        ctx=[("handbook-fernleaf-plus", "Express delivery at half price")],
+        syn=SINGLE,
+        persona="Customer",
+        style="PERFECT_GRAMMAR",
+        length="SHORT",
+    ),
+    # copied from its source -----------------------------------------------------------------
+    dict(
+        q="Does creating a refund not return stock to inventory, because the API cannot know whether goods came back?",
+        ref="Correct: creating a refund does not return stock to inventory; stock is updated when the warehouse books the return in.",
+        ctx=[("orders-api-refunds", "Creating a refund does not return stock")],
+        syn=SINGLE,
+        persona="Finance analyst",
+        style="POOR_GRAMMAR",
+        length="MEDIUM",
+    ),
+    # references that claim more than their contexts ---------------------------------------
+    dict(
+        q="How long are idempotency keys kept?",
+        ref="Idempotency keys are kept for 24 hours after the first request. Keys from Enterprise accounts are kept for 7 days.",
+        ctx=[("orders-api-idempotency", "Keys are kept for 24 hours after the first request")],
+        syn=SINGLE,
+        persona="Integration developer",
+        style="PERFECT_GRAMMAR",
+        length="SHORT",
+    ),
+    dict(
+        q="What happens when a customer asks what data Fernleaf holds about them?",
+        ref="Forward the request to privacy@fernleaf.example within one working day and tell the customer the privacy team will reply. The privacy team sends the data as an encrypted PDF within 48 hours.",
+        ctx=[("handbook-data-protection", "Customers may ask for a copy of the data")],
+        syn=SINGLE,
+        persona="Customer Care agent",
+        style="PERFECT_GRAMMAR",
+        length="MEDIUM",
+    ),
+    dict(
+        q="How do the sandbox and production differ for bulk exports and rate limits, and why does it matter for load testing?",
+        ref="The sandbox allows 25 requests per minute per key against 100 in production, and one concurrent export instead of five, so load tests hit 429 far sooner. Sandbox exports are also limited to 10,000 rows.",
+        ctx=[
+            ("orders-api-sandbox", "Each test key may send 25 requests per minute, a quarter"),
+            ("orders-api-rate-limits", "Load tests against the sandbox will therefore hit 429"),
+        ],
+        syn=ABSTRACT,
+        persona="QA engineer",
+        style="PERFECT_GRAMMAR",
+        length="LONG",
+    ),
+    # contexts no longer in the corpus ---------------------------------------------------------
+    dict(
+        q="Is there a discount for staff on Fernleaf products?",
+        ref="Staff get 30% off full-price items, for themselves and one household member.",
+        ctx=[
+            (
+                "!",
+                "## Staff discount\n\nEvery employee gets 30% off full-price items on the website and in the showroom, for themselves and one member of their household. The discount cannot be combined with sale prices or discount codes.",
+            )
+        ],
+        syn=SINGLE,
+        persona="New employee",
+        style="PERFECT_GRAMMAR",
+        length="SHORT",
+    ),
+    # odd lengths ----------------------------------------------------------------------------
+    dict(
+        q="Plus?",
+        ref="Fernleaf Plus costs £39 a year or £4.99 a month.",
+        ctx=[("handbook-fernleaf-plus", "It costs £39 a year")],
+        syn=SINGLE,
+        persona="Customer",
+        style="WEB_SEARCH_LIKE",
+        length="SHORT",
+    ),
+    dict(
+        q="me and my team are moving our whole order sync from version one of the api to version two and i want to know every single thing that changes for us like the amounts and the pages and the errors and the webhooks and the statuses and the login header so we dont break anything in production when we switch over next month",
+        ref="Amounts become integers in minor units, page loops become cursor loops, errors carry a stable code, webhooks are signed with Fernleaf-Signature and HMAC-SHA256, processing becomes fulfilling with refunds in refund_status, and authentication uses Authorization: Bearer.",
+        ctx=[("orders-api-migrating-from-v1", "1. Switch money handling to minor units.")],
+        syn=SINGLE,
+        persona="Integration developer",
+        style="POOR_GRAMMAR",
+        length="LONG",
+    ),
+    # more clean questions, some already decided ---------------------------------------------
+    dict(
+        q="What does the Retail Dispute Service do for an unhappy customer?",
+        ref="It is the independent body a customer can take a complaint to after the Customer Care manager's written reply; Fernleaf has agreed to follow its decisions.",
+        ctx=[("handbook-escalation", "A customer who is unhappy with the answer")],
+        syn=SINGLE,
+        persona="Customer Care agent",
+        style="PERFECT_GRAMMAR",
+        length="MEDIUM",
+    ),
+    dict(
+        q="How is the price of a returned item from a bundle worked out?",
+        ref="The refund is that item's share of the bundle price, in proportion to the items' individual prices, not its standalone price.",
+        ctx=[("handbook-price-match", "When one item from a bundle is returned")],
+        syn=SINGLE,
+        persona="Customer Care agent",
+        style="PERFECT_GRAMMAR",
+        length="SHORT",
+    ),
+]
+
+ACME = [
+    dict(
+        id="acme-01",
+        q="What does the header Idempotent-Replayed: true tell a client?",
+        ref="That the response is the saved response of an earlier request with the same idempotency key, replayed rather than processed again.",
+        ctx=["orders-api-idempotency#3"],
+        generator="acme-qgen",
+        synthesizer="fact-extraction-v2",
+        persona="Integration developer",
+    ),
+    dict(
+        id="acme-02",
+        q="How long is a customer's call recording kept when there is no complaint?",
+        ref="90 days.",
+        ctx=["handbook-data-protection#3"],
+        generator="acme-qgen",
+        synthesizer="fact-extraction-v2",
+        persona="Customer Care agent",
+    ),
+    dict(
+        id="acme-03",
+        q="What is the limit on how many gift cards one order can use?",
+        ref="Up to five gift cards can be combined in one order.",
+        ctx=["handbook-gift-cards#3"],
+        generator="acme-qgen",
+        synthesizer="fact-extraction-v2",
+        persona="Customer",
+    ),
+    dict(
+        id="acme-04",
+        q="What must a showroom customer show to collect a click-and-collect order?",
+        ref="The collection email and a photo ID with the same name as the order; someone collecting for them needs the email and their own photo ID, and must have been named when ordering.",
+        ctx=["handbook-showroom#4"],
+        generator="acme-qgen",
+        synthesizer="fact-extraction-v2",
+        persona="Showroom colleague",
+    ),
+    dict(
+        id="acme-05",
+        q="How much notice does Fernleaf give before switching off a major API version?",
+        ref="At least 12 months' notice; deprecated versions also send Deprecation and Sunset headers.",
+        ctx=["orders-api-versioning#5", "orders-api-deprecation-policy#2"],
+        generator="acme-qgen",
+        synthesizer="fact-extraction-v2",
+        persona="Engineering manager",
+    ),
+    dict(
+        id="acme-06",
+        q="How long does a refund take?",
+        ref="Refunds are instant.",
+        ctx=["handbook-refunds#1"],
+        generator="acme-qgen",
+        synthesizer="short-form-v1",
+        persona="Customer",
+    ),
+    dict(
+        id="acme-07",
+        q="Can I work from another country for a month?",
+        ref="Working from abroad is limited to 20 working days a year, needs approval from People Operations in advance, and is not possible for roles that handle customer payment data.",
+        ctx=["handbook-working-from-home#4"],
+        generator="acme-qgen",
+        synthesizer="fact-extraction-v2",
+        persona="New employee",
+    ),
+    dict(
+        id="acme-08",
+        q="What is the sick pay policy during probation?",
+        ref="During probation only Statutory Sick Pay is paid.",
+        ctx=["handbook-sick-leave#3"],
+        generator="acme-qgen",
+        synthesizer="short-form-v1",
+        persona="New employee",
+    ),
+]
+
+# What the demo's reviewers already decided: (question, reviewer, decision, reason, note,
+# seconds taken). A question is named by its text (the build writes its id).
+DECISIONS = [
+    (
+        "What does the Retail Dispute Service do for an unhappy customer?",
+        "maria",
+        "accept",
+        None,
+        None,
+        14.0,
+    ),
+    (
+        "How is the price of a returned item from a bundle worked out?",
+        "maria",
+        "accept",
+        None,
+        None,
+        9.5,
+    ),
+    (
+        "How often does Fernleaf check the carriers for tracking updates?",
+        "tom",
+        "accept",
+        None,
+        None,
+        7.0,
+    ),
+    ("What does the timeline array of an order record?", "tom", "accept", None, None, 11.0),
+    (
+        "What must a showroom customer show to collect a click-and-collect order?",
+        "maria",
+        "accept",
+        None,
+        None,
+        18.5,
+    ),
+    (
+        "How long does a refund take?",
+        "tom",
+        "reject",
+        "wrong-reference",
+        "Refunds take up to 5 working days after the return arrives, not instantly.",
+        21.0,
+    ),
+    (
+        "Is it true that Fernleaf Plus members get express delivery at half price?",
+        "maria",
+        "reject",
+        "leaks-answer",
+        None,
+        6.0,
+    ),
+    (
+        "What is the sick pay policy during probation?",
+        "tom",
+        "reject",
+        "unrealistic",
+        "Nobody asks this before their first week.",
+        16.0,
+    ),
+]

@@ -1,0 +1,166 @@
+"""Keeping the flags of generated questions current in the database, and the queue order
+they give.
+
+Triggers note every question whose text, reference answer or contexts changed; ``ensure_flags``
+recomputes just those (and their duplicate pairs against every question), or everything when
+the settings or the current chunking changed. The page and ``labeler review list`` call it
+first, so an import from the CLI is flagged the next time anyone looks.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from labeler import flags
+from labeler.flags import FLAG_NAMES, Context, FlagConfig, FlagInput
+from labeler.importers.contexts import strip_hop
+from labeler.store import Store
+
+CONFIG_KEY = "review:flag_config"
+SIGNATURE_KEY = "review:flags_signature"
+# Bump when a flag's definition changes, so stored flags are recomputed.
+FLAGS_VERSION = 1
+# Up to this many changed questions, each one's duplicates are found against every question
+# (a few milliseconds each); more, and all pairs are found afresh by blocking.
+INCREMENTAL_UP_TO = 200
+
+
+def load_config(store: Store) -> FlagConfig:
+    stored = store.get_setting(CONFIG_KEY)
+    return FlagConfig.from_dict(json.loads(stored)) if stored else FlagConfig()
+
+
+def save_config(store: Store, **changes: object) -> FlagConfig:
+    """Change some thresholds (checked: a bad value raises and changes nothing); the flags
+    are recomputed the next time they are read."""
+    current = load_config(store).as_dict()
+    config = FlagConfig.from_dict(
+        {**current, **{k: v for k, v in changes.items() if v is not None}}
+    )
+    store.set_setting(CONFIG_KEY, json.dumps(config.as_dict(), sort_keys=True))
+    return config
+
+
+@dataclass(frozen=True, slots=True)
+class FlagRefresh:
+    """What ``ensure_flags`` did: how many questions it flagged afresh, whether it redid all."""
+
+    questions: int = 0
+    full: bool = False
+    seconds: float = 0.0
+
+
+def queue_key(question_id: str, names: Iterable[str], cluster: str | None) -> str:
+    """The queue's order: duplicate clusters first (members together), then questions with
+    other flags grouped by their first flag, then the rest; by id within each."""
+    if cluster is not None:
+        return f"0|{cluster}|{question_id}"
+    order = sorted(names, key=lambda n: FLAG_NAMES.index(n) if n in FLAG_NAMES else 99)
+    if order:
+        first = FLAG_NAMES.index(order[0]) if order[0] in FLAG_NAMES else 99
+        return f"1|{first:02d}|{'+'.join(order)}|{question_id}"
+    return f"2||{question_id}"
+
+
+def _input(row: dict, chunking: str) -> FlagInput:
+    contexts = tuple(
+        Context(strip_hop(text), found=bool(ids) and where == chunking)
+        for text, where, ids in row["contexts"]
+    )
+    return FlagInput(row["id"], row["text"], row["reference_answer"], contexts)
+
+
+def ensure_flags(store: Store, *, config: FlagConfig | None = None) -> FlagRefresh:
+    """Bring the flags, duplicate pairs and queue order up to date; cheap when nothing changed
+    (two small queries)."""
+    started = time.perf_counter()
+    config = config or load_config(store)
+    chunking = store.current_chunking()
+    signature = json.dumps(
+        {"config": config.as_dict(), "chunking": chunking, "version": FLAGS_VERSION},
+        sort_keys=True,
+    )
+    upto, dirty = store.dirty_questions()
+    full = store.get_setting(SIGNATURE_KEY) != signature or store.queue_out_of_step()
+    if not full and not dirty:
+        return FlagRefresh()
+    generated = store.generated_ids()
+    targets = None if full else [q for q in dirty if q in generated]
+    found = {}
+    for row in store.flag_inputs(targets):
+        item = _input(row, chunking)
+        found[item.id] = [
+            (f.name, f.reason, f.related)
+            for f in flags.question_flags(item, config, chunking=chunking)
+        ]
+    texts = store.question_texts()
+    threshold = config.duplicate_threshold
+    everything = full or len(dirty) > INCREMENTAL_UP_TO
+    if everything:
+        pairs = flags.duplicate_pairs(texts, threshold=threshold)
+    else:
+        pairs = sorted(
+            {
+                p
+                for q in dirty
+                if q in texts
+                for p in flags.duplicates_of(q, texts, threshold=threshold)
+            }
+        )
+    with store.write():
+        if store.get_setting(SIGNATURE_KEY) == signature and not store.dirty_questions()[1]:
+            return FlagRefresh()  # another reviewer's page did it while this one computed
+        if full:
+            store.clear_all_flags()
+        else:
+            gone = {q: [] for q in dirty if q not in generated}
+            store.replace_flags(gone, keep="duplicate")
+        store.replace_flags(found, keep="duplicate")
+        store.replace_duplicate_pairs(None if everything else dirty, pairs)
+        _refresh_clusters(store, generated)
+        store.clear_dirty(upto)
+        store.set_setting(SIGNATURE_KEY, signature)
+    return FlagRefresh(len(found), full, time.perf_counter() - started)
+
+
+def _refresh_clusters(store: Store, generated: set[str]) -> None:
+    """Duplicate flags and queue keys from the stored pairs; only what changed is written."""
+    pairs = store.duplicate_pairs()
+    cluster_of = flags.clusters(pairs)
+    scores: dict[str, dict[str, float]] = defaultdict(dict)
+    for a, b, score in pairs:
+        scores[a][b] = score
+        scores[b][a] = score
+    wanted = {}
+    for question_id in generated:
+        if question_id in cluster_of:
+            flag = flags.duplicate_flag(question_id, cluster_of[question_id], scores[question_id])
+            wanted[question_id] = (flag.reason, flag.related)
+    stored = store.duplicate_flags()
+    store.set_duplicate_flags(
+        [q for q in stored if q not in wanted],
+        {q: v for q, v in wanted.items() if stored.get(q) != v},
+    )
+    names = store.flag_names()
+    old = store.queue_rows()
+    rows = {}
+    for question_id in generated:
+        cluster = cluster_of[question_id][0] if question_id in cluster_of else None
+        row = (queue_key(question_id, names.get(question_id, ()), cluster), cluster)
+        if old.get(question_id) != row:
+            rows[question_id] = row
+    store.set_queue_rows(rows, [q for q in old if q not in generated])
+
+
+__all__ = [
+    "FLAGS_VERSION",
+    "FlagRefresh",
+    "ensure_flags",
+    "load_config",
+    "queue_key",
+    "save_config",
+]
