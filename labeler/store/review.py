@@ -464,6 +464,15 @@ class ReviewStore(StoreBase):
             f" WHERE q.origin = 'generated' GROUP BY {column} ORDER BY count(*) DESC, value"
         )
 
+    def review_status_counts(self) -> dict[str, int]:
+        """Generated questions per review status."""
+        return dict(
+            self.conn.execute(
+                "SELECT review_status, count(*) FROM questions WHERE origin = 'generated'"
+                " GROUP BY review_status"
+            ).fetchall()
+        )
+
     def reject_reasons(self) -> dict[str, int]:
         """Rejected generated questions per reason of their current decision."""
         return dict(

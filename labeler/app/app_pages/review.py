@@ -61,6 +61,8 @@ STYLE = """
 .rv-member small { color: #666; }
 .rv-event { font-size: 0.84rem; color: #333; line-height: 1.45; }
 .rv-text mark { background: #fff3b0; }
+.rv-whole { font-size: 0.8rem; color: #2b8a3e; margin-bottom: 2px; }
+[data-testid="stMainBlockContainer"] { padding-top: 2.5rem; }
 </style>
 """
 
@@ -304,17 +306,18 @@ def _choice(label: str, key: str, values: list[tuple[str, int]], names=None) -> 
     )
 
 
-def sidebar(where: QueueFilter, count: int) -> None:
+def sidebar(count: int) -> None:
     values = _filter_values(str(store.path), store.get_setting("review:flags_signature") or "")
     with st.sidebar:
-        st.segmented_control(
-            "Show",
-            list(STATUSES),
-            key="review_status",
-            format_func=STATUS_NAMES.get,
-            default="pending",
-            required=True,
+        st.html(
+            '<div class="lbl-keys"><b>Keys</b><br>'
+            "<kbd>A</kbd> accept · <kbd>Shift</kbd>+<kbd>A</kbd> accept, sources relevant<br>"
+            "<kbd>X</kbd> reject, then <kbd>1</kbd> to <kbd>7</kbd> the reason<br>"
+            "<kbd>E</kbd> edit, <kbd>Ctrl</kbd>+<kbd>Enter</kbd> save it<br>"
+            "<kbd>S</kbd> skip · <kbd>P</kbd> back · <kbd>U</kbd> undo your last<br>"
+            "<kbd>Esc</kbd> cancel</div>"
         )
+        st.selectbox("Show", list(STATUSES), key="review_status", format_func=STATUS_NAMES.get)
         _choice("Flag", "review_flag", values["flag"], FLAG_TITLES)
         if st.session_state.get("review_flag") == "duplicate":
             st.toggle(
@@ -329,14 +332,6 @@ def sidebar(where: QueueFilter, count: int) -> None:
         _choice("Persona", "review_persona", values["persona"])
         _choice("Tag", "review_tag", values["tag"])
         batch_form(count)
-        st.html(
-            '<div class="lbl-keys"><b>Keys</b><br>'
-            "<kbd>A</kbd> accept · <kbd>⇧A</kbd> accept, sources relevant<br>"
-            "<kbd>X</kbd> reject, then <kbd>1</kbd> to <kbd>7</kbd> the reason<br>"
-            "<kbd>E</kbd> edit · <kbd>Ctrl</kbd>+<kbd>Enter</kbd> save the edit<br>"
-            "<kbd>S</kbd> skip · <kbd>P</kbd> back · <kbd>U</kbd> undo your last<br>"
-            "<kbd>Esc</kbd> cancel</div>"
-        )
 
 
 def batch_form(count: int) -> None:
@@ -609,6 +604,11 @@ def edit_panel(view: review.ReviewView) -> None:
             st.form_submit_button("Cancel", on_click=set_mode, args=(None,), shortcut="Escape")
 
 
+def _covers_all(text: str, spans: tuple[tuple[int, int], ...]) -> bool:
+    covered = sum(len(text[a:b].split()) for a, b in spans)
+    return covered >= 0.95 * max(len(text.split()), 1)
+
+
 def contexts_block(view: review.ReviewView) -> None:
     st.html('<div class="rv-label">Generated from</div>')
     if not view.contexts and not view.other_sources:
@@ -632,7 +632,11 @@ def contexts_block(view: review.ReviewView) -> None:
                     + (f" · {html.escape(title)}" if title else "")
                     + "</div>"
                 )
-                st.html(spans_html(chunk.text, match.spans, css_class="lbl-text rv-text"))
+                if _covers_all(chunk.text, match.spans):
+                    st.html('<div class="rv-whole">The context is this whole chunk.</div>')
+                    st.html(safe_text_html(chunk.text))
+                else:
+                    st.html(spans_html(chunk.text, match.spans, css_class="lbl-text rv-text"))
     for chunk in view.other_sources:
         with st.container(border=True):
             st.html(f'<div class="rv-ctx-head">Source chunk · {html.escape(chunk.id)}</div>')
@@ -642,7 +646,11 @@ def contexts_block(view: review.ReviewView) -> None:
 def cluster_block(view: review.ReviewView) -> None:
     if not view.cluster:
         return
-    st.html(f'<div class="rv-label">Its duplicate cluster ({len(view.cluster)} others)</div>')
+    others = len(view.cluster)
+    st.html(
+        f'<div class="rv-label">Its duplicate cluster: {others} other'
+        f"{'s' if others != 1 else ''}</div>"
+    )
     for member in view.cluster:
         with st.container(border=True):
             kind = "human question" if member.origin != "generated" else member.status
@@ -705,9 +713,21 @@ def scroll_to_top(question_id: str) -> None:
     )
 
 
+def progress_bar() -> None:
+    counts = store.review_status_counts()
+    total = max(sum(counts.values()), 1)
+    decided = counts.get("accepted", 0) + counts.get("rejected", 0)
+    st.progress(
+        decided / total,
+        text=f"{decided} of {total} generated questions reviewed · {counts.get('pending', 0)}"
+        f" to review · {counts.get('accepted', 0)} accepted · {counts.get('rejected', 0)} rejected",
+    )
+
+
 @st.fragment
 def review_area() -> None:
     """The question, its decisions and its sources: a key reruns only this part of the page."""
+    review.ensure_flags(store)  # an edit changes the flags of the question (and its cluster)
     where = _where()
     count = store.queue_count(where)
     messages()
@@ -724,6 +744,7 @@ def review_area() -> None:
         )
         return
     view = review.open_for_review(store, question_id, chunking=chunking)
+    progress_bar()
     seen = _seen()
     if seen.get("id") != question_id:
         st.session_state["review_edit_text"] = view.question.text
@@ -804,7 +825,7 @@ def render() -> None:
     review.ensure_flags(store)
     where = _where()
     count = store.queue_count(where)
-    sidebar(where, count)
+    sidebar(count)
     view = st.segmented_control(
         "View",
         ["Review", "Stats"],
