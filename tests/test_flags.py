@@ -259,7 +259,7 @@ def test_blocking_and_one_at_a_time_agree_with_all_pairs() -> None:
     for n in range(60):
         words = rng.sample(stems, 4)
         if n % 5 == 0 and texts:
-            words = rng.choice(list(texts.values())).split()[:-1] + [rng.choice(stems)]
+            words = [*rng.choice(list(texts.values())).split()[:-1], rng.choice(stems)]
         texts[f"q{n:02d}"] = " ".join(words)
     exact = set()
     ids = sorted(texts)
