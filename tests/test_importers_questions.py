@@ -2,6 +2,7 @@ import pytest
 
 from labeler.errors import LabelerError
 from labeler.importers import import_questions
+from labeler.importers.matching import stable_id
 from labeler.store import Store
 from tests.conftest import table_counts, write_jsonl
 
@@ -58,3 +59,83 @@ def test_bad_questions_write_nothing(store: Store, tmp_path, rows, message) -> N
     with pytest.raises(LabelerError, match=message):
         import_questions(store, path)
     assert table_counts(store)["questions"] == 0
+
+
+# generated questions from any generator (origin: generated) ---------------------------------
+
+
+def test_generated_records_come_in_to_review_with_their_contexts(loaded: Store, tmp_path) -> None:
+    path = write_jsonl(
+        tmp_path / "gen.jsonl",
+        [
+            {"id": "h9", "question": "A human one?"},
+            {
+                "id": "g1",
+                "origin": "generated",
+                "generator": "acme-qgen",
+                "question": "How do I fetch the next page?",
+                "reference": "Use next_cursor.",
+                "contexts": ["pagination", "A text no chunk has, from a page long removed."],
+                "metadata": {"synthesizer_name": "extract-v2", "persona": "developer", "k": 1},
+                "tags": ["batch-7"],
+            },
+            {
+                "origin": "generated",
+                "question": "What signs webhooks?",
+                "contexts": ["Webhooks are signed with HMAC SHA-256 so you can verify the sender."],
+                "synthesizer": "short-form",
+            },
+        ],
+    )
+    result = import_questions(loaded, path)
+    assert (result.report.added, result.by_id, result.exact, result.unmatched_total) == (3, 1, 1, 1)
+    assert "3 added" in result.summary()
+    g1 = loaded.get_question("g1")
+    assert (g1.origin, g1.review_status, g1.generator, g1.source_chunk_ids, g1.tags) == (
+        "generated",
+        "pending",
+        "acme-qgen",
+        ("pagination",),
+        ("batch-7",),
+    )
+    assert loaded.generation("g1") == {
+        "synthesizer": "extract-v2",
+        "persona": "developer",
+        "metadata": {"synthesizer_name": "extract-v2", "persona": "developer", "k": 1},
+    }
+    contexts = loaded.question_contexts("g1")
+    assert [(c["how"], c["chunk_ids"]) for c in contexts] == [("id", ["pagination"]), ("none", [])]
+    assert contexts[0]["text"].startswith("Use the next_cursor field")
+    derived = stable_id("gen", "What signs webhooks?")
+    assert loaded.get_question(derived).source_chunk_ids == ("webhooks",)
+    assert loaded.generation(derived)["synthesizer"] == "short-form"
+    assert loaded.get_question("h9").origin == "human"
+    again = import_questions(loaded, path)
+    assert not again.report.changed
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        ({"origin": "robot", "question": "x"}, r'gen.jsonl:1: field "origin": expected one of'),
+        (
+            {"origin": "generated", "question": "x", "metadata": [1]},
+            r'gen.jsonl:1: field "metadata": expected an object, got list',
+        ),
+        (
+            {"origin": "generated", "question": "x", "contexts": [{"a": 1}]},
+            r'gen.jsonl:1: field "contexts": expected a list of texts',
+        ),
+        ({"origin": "generated", "text": ""}, r'gen.jsonl:1: field "question": no question'),
+        (
+            {"origin": "generated", "question": "x", "generator": ["a"]},
+            r'gen.jsonl:1: field "generator": expected text',
+        ),
+    ],
+)
+def test_bad_generated_records_write_nothing(store: Store, tmp_path, row, message) -> None:
+    path = write_jsonl(tmp_path / "gen.jsonl", [row])
+    with pytest.raises(LabelerError, match=message):
+        import_questions(store, path)
+    assert table_counts(store)["questions"] == 0
+    assert store.scalar("SELECT count(*) FROM question_contexts") == 0

@@ -85,10 +85,16 @@ def ensure_flags(store: Store, *, config: FlagConfig | None = None) -> FlagRefre
         sort_keys=True,
     )
     upto, dirty = store.dirty_questions()
-    full = store.get_setting(SIGNATURE_KEY) != signature or store.queue_out_of_step()
+    full = store.get_setting(SIGNATURE_KEY) != signature
     if not full and not dirty:
-        return FlagRefresh()
+        if not store.queue_out_of_step():
+            return FlagRefresh()
+        full = True  # a rebuilt table lost its triggers, or a bug: start afresh
     generated = store.generated_ids()
+    if not full:
+        # Whatever the queue lacks or holds in excess must be among the changed questions.
+        queued = set(store.queue_rows())
+        full = not (generated ^ queued) <= set(dirty)
     targets = None if full else [q for q in dirty if q in generated]
     found = {}
     for row in store.flag_inputs(targets):

@@ -40,7 +40,7 @@ def previous_question(store: Store, where: QueueFilter, current: str) -> str | N
 def position(store: Store, where: QueueFilter, current: str) -> int | None:
     """1-based place of ``current`` in the queue, or None when it is not in it."""
     key = store.queue_key(current)
-    if key is None:
+    if key is None or not store.in_queue(where, current):
         return None
     return store.queue_position(where, key) + 1
 

@@ -343,6 +343,15 @@ class FlagStore(StoreBase):
             )
         )
 
+    def in_queue(self, where: QueueFilter, question_id: str) -> bool:
+        condition, params = where.where()
+        return (
+            self.scalar(
+                f"SELECT 1 {_FROM} WHERE {condition} AND q.id = :id", {**params, "id": question_id}
+            )
+            is not None
+        )
+
     def queue_key(self, question_id: str) -> str | None:
         value = self.scalar(
             "SELECT queue_key FROM review_queue WHERE question_id = ?", (question_id,)

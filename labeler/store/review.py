@@ -351,7 +351,7 @@ class ReviewStore(StoreBase):
             if later:
                 msg = (
                     f"cannot undo on question {question_id}: {later[0]['reviewer']} changed it"
-                    f" since ({later[0]['action']}, {later[0]['at'][:16]} UTC)"
+                    f" since ({later[0]['action']}, {later[0]['at'][:16].replace('T', ' ')} UTC)"
                 )
                 raise ConflictError(msg, field="question_id")
             state = self.review_state(question_id)

@@ -19,7 +19,7 @@ from labeler import review
 from labeler.app.pages import PAGES_DIR
 from labeler.app.state import get_store, reviewer
 from labeler.app.widgets import diff_html, note_html, safe_text_html, spans_html
-from labeler.errors import ConflictError, LabelerError
+from labeler.errors import LabelerError
 from labeler.flags import FLAG_TITLES
 from labeler.review import REJECT_REASONS, QueueFilter
 
@@ -78,11 +78,11 @@ def _where() -> QueueFilter:
     status = st.session_state.get("review_status") or "pending"
     where = QueueFilter(
         status=None if status == "all" else status,
-        generator=st.session_state.get("review_generator"),
-        synthesizer=st.session_state.get("review_synthesizer"),
-        persona=st.session_state.get("review_persona"),
-        tag=st.session_state.get("review_tag"),
-        flag=st.session_state.get("review_flag"),
+        generator=st.session_state.get("review_generator") or None,
+        synthesizer=st.session_state.get("review_synthesizer") or None,
+        persona=st.session_state.get("review_persona") or None,
+        tag=st.session_state.get("review_tag") or None,
+        flag=st.session_state.get("review_flag") or None,
     )
     if where.flag == "duplicate" and st.session_state.get("review_but_first"):
         where = review.all_but_first(store, where)
@@ -125,10 +125,8 @@ def _guard(func):
     def wrapper(*args, **kwargs):
         try:
             return func(*args, **kwargs)
-        except ConflictError as error:
-            _say("error", str(error))
-        except LabelerError as error:
-            _say("error", str(error))
+        except LabelerError as error:  # a conflict too: said plainly, without the field name
+            _say("error", error.message[:1].upper() + error.message[1:])
         return None
 
     return wrapper
@@ -292,21 +290,22 @@ def _filter_values(db: str, _version: str) -> dict:
 
 
 def _choice(label: str, key: str, values: list[tuple[str, int]], names=None) -> None:
-    options = [None, *[v for v, _ in values]]
+    """A filter: "" is any value (not None, which a selectbox offers to clear)."""
+    options = ["", *[v for v, _ in values]]
     counts = dict(values)
     if st.session_state.get(key) not in options:
-        st.session_state[key] = None
+        st.session_state[key] = ""
     st.selectbox(
         label,
         options,
         key=key,
         format_func=lambda v: (
-            "any" if v is None else f"{(names or {}).get(v, v)} ({counts.get(v, 0)})"
+            "any" if v == "" else f"{(names or {}).get(v, v)} ({counts.get(v, 0)})"
         ),
     )
 
 
-def sidebar(count: int) -> None:
+def sidebar() -> None:
     values = _filter_values(str(store.path), store.get_setting("review:flags_signature") or "")
     with st.sidebar:
         st.html(
@@ -331,11 +330,15 @@ def sidebar(count: int) -> None:
         _choice("Synthesizer", "review_synthesizer", values["synthesizer"])
         _choice("Persona", "review_persona", values["persona"])
         _choice("Tag", "review_tag", values["tag"])
-        batch_form(count)
 
 
 def batch_form(count: int) -> None:
-    with st.expander(f"Batch: all {count} in this queue"):
+    """One decision for every question of the queue (as the filters show it), confirmed on a
+    second step that says how many it touches."""
+    with (
+        st.expander(f"Batch: one decision for all {count} questions of this queue"),
+        st.container(horizontal=True, vertical_alignment="bottom"),
+    ):
         st.radio("Action", ["Reject", "Accept"], key="review_batch_action", horizontal=True)
         if st.session_state.get("review_batch_action", "Reject") == "Reject":
             st.selectbox(
@@ -343,8 +346,14 @@ def batch_form(count: int) -> None:
                 list(REJECT_REASONS),
                 key="review_batch_reason",
                 format_func=REJECT_REASONS.get,
+                width=260,
             )
-            st.text_input("Note", key="review_batch_note", placeholder="optional; needed for Other")
+            st.text_input(
+                "Note",
+                key="review_batch_note",
+                placeholder="optional; needed for Other",
+                width=260,
+            )
         else:
             st.checkbox("Also grade their source chunks 2", key="review_batch_sources")
         st.button(
@@ -353,7 +362,7 @@ def batch_form(count: int) -> None:
             on_click=prepare_batch,
             args=(count,),
             disabled=not count,
-            help="You confirm on the next screen, which says how many it touches.",
+            help="You confirm on the next step, which says how many it touches.",
         )
 
 
@@ -745,6 +754,7 @@ def review_area() -> None:
         return
     view = review.open_for_review(store, question_id, chunking=chunking)
     progress_bar()
+    batch_form(count)
     seen = _seen()
     if seen.get("id") != question_id:
         st.session_state["review_edit_text"] = view.question.text
@@ -770,51 +780,73 @@ def review_area() -> None:
 # stats ----------------------------------------------------------------------------------------
 
 
-def stats_view() -> None:
+def _acceptance_table(rows: list[dict], title: str) -> None:
     import pandas as pd
 
+    frame = pd.DataFrame(
+        {
+            title: [r["value"] or "(none)" for r in rows],
+            "Acceptance": [
+                None if r["acceptance"] is None else round(100 * r["acceptance"]) for r in rows
+            ],
+            "Accepted": [r["accepted"] for r in rows],
+            "Rejected": [r["rejected"] for r in rows],
+            "To review": [r["pending"] for r in rows],
+        }
+    )
+    st.dataframe(
+        frame,
+        hide_index=True,
+        width="stretch",
+        placeholder="-",
+        column_config={"Acceptance": st.column_config.NumberColumn(format="%d%%")},
+    )
+
+
+def _reasons_chart(reasons: list[dict]) -> None:
+    import altair as alt
+    import pandas as pd
+
+    frame = pd.DataFrame(
+        {"Reason": [r["label"] for r in reasons], "Questions": [r["count"] for r in reasons]}
+    )
+    chart = (
+        alt.Chart(frame)
+        .mark_bar(color="#c92a2a")
+        .encode(
+            x=alt.X("Questions:Q", axis=alt.Axis(tickMinStep=1, format="d")),
+            y=alt.Y("Reason:N", sort="-x", title=None, axis=alt.Axis(labelLimit=260)),
+            tooltip=["Reason", "Questions"],
+        )
+        .properties(height=40 + 30 * len(reasons))
+    )
+    st.altair_chart(chart, width="stretch")
+
+
+def stats_view() -> None:
     data = review.review_stats(store)
     cols = st.columns(5)
     cols[0].metric("To review", data["remaining"])
     cols[1].metric("Accepted", data["accepted"])
     cols[2].metric("Rejected", data["rejected"])
-    cols[3].metric("Acceptance", "-" if data["acceptance"] is None else f"{data['acceptance']:.0%}")
+    acceptance = data["acceptance"]
+    cols[3].metric("Acceptance", "-" if acceptance is None else f"{acceptance:.0%}")
     median = data["median_seconds"]
     cols[4].metric("Median per decision", "-" if median is None else f"{median:.0f} s")
-    for key, title in (
-        ("by_generator", "Generator"),
-        ("by_synthesizer", "Synthesizer"),
-        ("by_persona", "Persona"),
-    ):
-        rows = data[key]
-        frame = pd.DataFrame(
-            {
-                title: [r["value"] or "(none)" for r in rows],
-                "Acceptance": [
-                    None if r["acceptance"] is None else round(100 * r["acceptance"]) for r in rows
-                ],
-                "Accepted": [r["accepted"] for r in rows],
-                "Rejected": [r["rejected"] for r in rows],
-                "To review": [r["pending"] for r in rows],
-            }
-        )
-        st.dataframe(
-            frame,
-            hide_index=True,
-            width="stretch",
-            column_config={"Acceptance": st.column_config.NumberColumn(format="%d%%")},
-        )
-    st.html('<div class="rv-label">Why questions were rejected</div>')
-    reasons = data["reject_reasons"]
-    if reasons:
-        frame = pd.DataFrame(
-            {"Reason": [r["label"] for r in reasons], "Questions": [r["count"] for r in reasons]}
-        )
-        st.bar_chart(
-            frame, x="Reason", y="Questions", horizontal=True, height=60 + 32 * len(reasons)
-        )
-    else:
-        st.html(note_html("No question rejected yet.", kind="info"))
+    left, right = st.columns(2, gap="large")
+    with left:
+        st.html('<div class="rv-label">Why questions were rejected</div>')
+        if data["reject_reasons"]:
+            _reasons_chart(data["reject_reasons"])
+        else:
+            st.html(note_html("No question rejected yet.", kind="info"))
+    with right:
+        st.html('<div class="rv-label">Acceptance by generator</div>')
+        _acceptance_table(data["by_generator"], "Generator")
+    st.html('<div class="rv-label">By synthesizer</div>')
+    _acceptance_table(data["by_synthesizer"], "Synthesizer")
+    st.html('<div class="rv-label">By persona</div>')
+    _acceptance_table(data["by_persona"], "Persona")
 
 
 # page -----------------------------------------------------------------------------------------
@@ -823,9 +855,7 @@ def stats_view() -> None:
 def render() -> None:
     st.html(STYLE)
     review.ensure_flags(store)
-    where = _where()
-    count = store.queue_count(where)
-    sidebar(count)
+    sidebar()
     view = st.segmented_control(
         "View",
         ["Review", "Stats"],
