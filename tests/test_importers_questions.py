@@ -2,7 +2,7 @@ import pytest
 
 from labeler.errors import LabelerError
 from labeler.importers import import_questions
-from labeler.importers.matching import stable_id
+from labeler.importers.generated import stable_id
 from labeler.store import Store
 from tests.conftest import table_counts, write_jsonl
 
@@ -120,7 +120,7 @@ def test_generated_records_come_in_to_review_with_their_contexts(loaded: Store, 
         ({"origin": "robot", "question": "x"}, r'gen.jsonl:1: field "origin": expected one of'),
         (
             {"origin": "generated", "question": "x", "metadata": [1]},
-            r'gen.jsonl:1: field "metadata": expected an object, got list',
+            r'gen.jsonl:1: field "metadata": expected an object, got a list',
         ),
         (
             {"origin": "generated", "question": "x", "contexts": [{"a": 1}]},

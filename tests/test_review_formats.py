@@ -10,8 +10,8 @@ import pytest
 from labeler import review
 from labeler.exporters.convert import convert
 from labeler.exporters.testset import export_testset
+from labeler.importers.contexts import strip_hop
 from labeler.importers.deepeval import import_deepeval, read_deepeval
-from labeler.importers.matching import strip_hop
 from labeler.importers.ragas import import_ragas, read_ragas
 from labeler.review import QueueFilter
 from labeler.store import Store
