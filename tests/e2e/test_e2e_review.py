@@ -32,10 +32,20 @@ def press(page, key: str) -> None:
 
 def choose(page, within, label: str, option: str) -> None:
     """Pick an option of a selectbox (a combobox in Streamlit 1.67): open it, click it."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     box = within.get_by_role("combobox", name=label)
-    box.scroll_into_view_if_needed()
-    box.locator("xpath=..").get_by_role("button", name="Open").click()
-    page.get_by_role("option", name=option, exact=True).click()
+    wanted = page.get_by_role("option", name=option, exact=True)
+    for _ in range(5):  # a rerun landing as the list opens closes it again: open it anew
+        wait_for_app(page)
+        box.scroll_into_view_if_needed()
+        box.locator("xpath=..").get_by_role("button", name="Open").click()
+        try:
+            wanted.wait_for(state="visible", timeout=3000)
+            break
+        except PlaywrightTimeout:
+            page.keyboard.press("Escape")
+    wanted.click()
     wait_for_app(page)
     assert box.input_value() == option
 
@@ -129,6 +139,7 @@ def test_batch_reject_duplicates_but_the_first_of_each_cluster(demo: Store, serv
     wait_for_app(page)
     main = page.locator("[data-testid='stMain']")
     main.get_by_text("Batch: one decision").click()
+    main.get_by_role("combobox", name="Reason").wait_for(state="visible")
     choose(page, main, "Reason", "Duplicate")
     main.locator(".st-key-review_batch_prepare button").first.click()
     wait_for_app(page)

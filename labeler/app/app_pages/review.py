@@ -241,6 +241,7 @@ def prepare_batch(count: int) -> None:
     note = st.session_state.get("review_batch_note", "")
     if action == "Reject":
         review.check_reason(reason, note)
+    st.session_state["review_mode"] = None  # one thing at a time: the batch asks now
     st.session_state["review_batch"] = {
         "action": action,
         "reason": reason,
@@ -285,7 +286,9 @@ def cancel_batch() -> None:
 
 
 @st.cache_data(ttl=30, show_spinner=False)
-def _filter_values(db: str, _version: str) -> dict:
+def _filter_values(db: str, version: str) -> dict:
+    """The filters' values and counts: a few GROUP BYs over every generated question, kept for
+    30 s (per database and flag settings), so a key press does not pay for them."""
     return store.filter_values()
 
 
