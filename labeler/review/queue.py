@@ -65,19 +65,8 @@ def all_but_first(store: Store, where: QueueFilter) -> QueueFilter:
 
 def list_questions(store: Store, where: QueueFilter) -> list[dict]:
     """The questions of the queue in order, as ``labeler review list --format json`` prints
-    them: id, status, generator, synthesizer, persona, text, flags."""
-    return [
-        {
-            "id": row["id"],
-            "status": row["status"],
-            "generator": row["generator"],
-            "synthesizer": row["synthesizer"],
-            "persona": row["persona"],
-            "text": row["text"],
-            "flags": row["flags"],
-        }
-        for row in store.queue_rows_full(where)
-    ]
+    them: id, status, generator, synthesizer, persona, text, flags (name, reason, related)."""
+    return store.queue_rows_full(where)
 
 
 __all__ = [
