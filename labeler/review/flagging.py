@@ -74,9 +74,13 @@ def _input(row: dict, chunking: str) -> FlagInput:
     return FlagInput(row["id"], row["text"], row["reference_answer"], contexts)
 
 
-def ensure_flags(store: Store, *, config: FlagConfig | None = None) -> FlagRefresh:
+def ensure_flags(
+    store: Store, *, config: FlagConfig | None = None, check_queue: bool = True
+) -> FlagRefresh:
     """Bring the flags, duplicate pairs and queue order up to date; cheap when nothing changed
-    (two small queries)."""
+    (a few small queries). ``check_queue`` also counts the generated questions against the
+    queue (20 ms at 50,000), to catch what the triggers could not see; the review page does
+    it once per page load, not after every key."""
     started = time.perf_counter()
     config = config or load_config(store)
     chunking = store.current_chunking()
@@ -87,7 +91,7 @@ def ensure_flags(store: Store, *, config: FlagConfig | None = None) -> FlagRefre
     upto, dirty = store.dirty_questions()
     full = store.get_setting(SIGNATURE_KEY) != signature
     if not full and not dirty:
-        if not store.queue_out_of_step():
+        if not check_queue or not store.queue_out_of_step():
             return FlagRefresh()
         full = True  # a rebuilt table lost its triggers, or a bug: start afresh
     generated = store.generated_ids()

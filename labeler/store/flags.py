@@ -30,38 +30,32 @@ class QueueFilter:
     exclude: tuple[str, ...] = ()
 
     def where(self) -> tuple[str, dict]:
-        """The SQL condition over ``q`` (questions), ``g`` (question_generation) and ``rq``
-        (review_queue), with its parameters."""
-        parts = ["q.origin = 'generated'"]
+        """The SQL condition over ``rq`` (review_queue, which holds every generated question
+        with copies of its status, generator, synthesizer and persona), with its parameters."""
+        parts = ["1"]
         params: dict = {}
-        if self.status is not None:
-            parts.append("q.review_status = :status")
-            params["status"] = self.status
-        if self.generator is not None:
-            parts.append("q.generator = :generator")
-            params["generator"] = self.generator
-        if self.synthesizer is not None:
-            parts.append("g.synthesizer = :synthesizer")
-            params["synthesizer"] = self.synthesizer
-        if self.persona is not None:
-            parts.append("g.persona = :persona")
-            params["persona"] = self.persona
+        for column in ("status", "generator", "synthesizer", "persona"):
+            value = getattr(self, column)
+            if value is not None:
+                parts.append(f"rq.{column} = :{column}")
+                params[column] = value
         if self.tag is not None:
-            parts.append("q.id IN (SELECT question_id FROM question_tags WHERE tag = :tag)")
+            parts.append(
+                "rq.question_id IN (SELECT question_id FROM question_tags WHERE tag = :tag)"
+            )
             params["tag"] = self.tag
         if self.flag is not None:
-            parts.append("q.id IN (SELECT question_id FROM question_flags WHERE name = :flag)")
+            parts.append(
+                "rq.question_id IN (SELECT question_id FROM question_flags WHERE name = :flag)"
+            )
             params["flag"] = self.flag
         if self.exclude:
-            parts.append("q.id NOT IN (SELECT value FROM json_each(:exclude))")
+            parts.append("rq.question_id NOT IN (SELECT value FROM json_each(:exclude))")
             params["exclude"] = json.dumps(list(self.exclude))
         return " AND ".join(parts), params
 
 
-_FROM = (
-    " FROM review_queue rq JOIN questions q ON q.id = rq.question_id"
-    " LEFT JOIN question_generation g ON g.question_id = q.id"
-)
+_FROM = " FROM review_queue rq"
 
 
 class FlagStore(StoreBase):
@@ -234,15 +228,22 @@ class FlagStore(StoreBase):
     def set_queue_rows(
         self, rows: Mapping[str, tuple[str, str | None]], removed: Iterable[str] = ()
     ) -> None:
+        """Place questions in the queue (key, cluster), with copies of their status,
+        generator, synthesizer and persona; take ``removed`` out."""
         with self.write() as conn:
             conn.execute(
                 "DELETE FROM review_queue WHERE question_id IN (SELECT value FROM json_each(?))",
                 (json.dumps(list(removed)),),
             )
             conn.executemany(
-                "INSERT INTO review_queue (question_id, queue_key, cluster) VALUES (?, ?, ?)"
+                "INSERT INTO review_queue (question_id, queue_key, cluster, status, generator,"
+                " synthesizer, persona) SELECT q.id, ?2, ?3, q.review_status, q.generator,"
+                " g.synthesizer, g.persona FROM questions q"
+                " LEFT JOIN question_generation g ON g.question_id = q.id WHERE q.id = ?1"
                 " ON CONFLICT (question_id) DO UPDATE SET queue_key = excluded.queue_key,"
-                " cluster = excluded.cluster",
+                " cluster = excluded.cluster, status = excluded.status,"
+                " generator = excluded.generator, synthesizer = excluded.synthesizer,"
+                " persona = excluded.persona",
                 [(q, key, cluster) for q, (key, cluster) in rows.items()],
             )
 
@@ -346,7 +347,8 @@ class FlagStore(StoreBase):
         condition, params = where.where()
         return (
             self.scalar(
-                f"SELECT 1 {_FROM} WHERE {condition} AND q.id = :id", {**params, "id": question_id}
+                f"SELECT 1 {_FROM} WHERE {condition} AND rq.question_id = :id",
+                {**params, "id": question_id},
             )
             is not None
         )
@@ -370,7 +372,7 @@ class FlagStore(StoreBase):
         before it, nearest first), leaving out ``skip``."""
         condition, params = where.where()
         if skip:
-            condition += " AND q.id NOT IN (SELECT value FROM json_each(:skip))"
+            condition += " AND rq.question_id NOT IN (SELECT value FROM json_each(:skip))"
             params["skip"] = json.dumps(list(skip))
         if before is not None:
             condition += " AND rq.queue_key < :before"
@@ -384,7 +386,8 @@ class FlagStore(StoreBase):
         return [
             r[0]
             for r in self.conn.execute(
-                f"SELECT q.id {_FROM} WHERE {condition} ORDER BY rq.queue_key {order} LIMIT :n",
+                f"SELECT rq.question_id {_FROM} WHERE {condition}"
+                f" ORDER BY rq.queue_key {order} LIMIT :n",
                 {**params, "n": limit},
             )
         ]
@@ -408,8 +411,9 @@ class FlagStore(StoreBase):
                 )
             )
         cursor = self.conn.execute(
-            "SELECT q.id, q.review_status, q.generator, g.synthesizer, g.persona, q.text"
-            f" {_FROM} WHERE {condition} ORDER BY rq.queue_key",
+            "SELECT rq.question_id, rq.status, rq.generator, rq.synthesizer, rq.persona, q.text"
+            f" {_FROM} JOIN questions q ON q.id = rq.question_id WHERE {condition}"
+            " ORDER BY rq.queue_key",
             params,
         )
         return [
@@ -432,8 +436,8 @@ class FlagStore(StoreBase):
         condition, params = where.where()
         return dict(
             self.conn.execute(
-                f"SELECT q.id, coalesce(r.revision, 0) {_FROM}"
-                " LEFT JOIN question_reviews r ON r.question_id = q.id"
+                f"SELECT rq.question_id, coalesce(r.revision, 0) {_FROM}"
+                " LEFT JOIN question_reviews r ON r.question_id = rq.question_id"
                 f" WHERE {condition} ORDER BY rq.queue_key",
                 params,
             ).fetchall()
@@ -447,16 +451,13 @@ class FlagStore(StoreBase):
 
         return {
             "generator": grouped(
-                "SELECT generator, count(*) FROM questions WHERE origin = 'generated'"
-                " GROUP BY generator ORDER BY generator"
+                "SELECT generator, count(*) FROM review_queue GROUP BY generator ORDER BY 1"
             ),
             "synthesizer": grouped(
-                "SELECT synthesizer, count(*) FROM question_generation"
-                " GROUP BY synthesizer ORDER BY synthesizer"
+                "SELECT synthesizer, count(*) FROM review_queue GROUP BY synthesizer ORDER BY 1"
             ),
             "persona": grouped(
-                "SELECT persona, count(*) FROM question_generation"
-                " GROUP BY persona ORDER BY persona"
+                "SELECT persona, count(*) FROM review_queue GROUP BY persona ORDER BY 1"
             ),
             "tag": grouped(
                 "SELECT t.tag, count(*) FROM question_tags t JOIN questions q"

@@ -465,11 +465,10 @@ class ReviewStore(StoreBase):
         )
 
     def review_status_counts(self) -> dict[str, int]:
-        """Generated questions per review status."""
+        """Generated questions per review status (from the queue's copy: an index count)."""
         return dict(
             self.conn.execute(
-                "SELECT review_status, count(*) FROM questions WHERE origin = 'generated'"
-                " GROUP BY review_status"
+                "SELECT status, count(*) FROM review_queue GROUP BY status"
             ).fetchall()
         )
 

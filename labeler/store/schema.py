@@ -251,8 +251,10 @@ def question_review(db: sqlite_utils.Database) -> None:
 
     Tables named here: question_generation, question_contexts, question_reviews,
     review_events, question_flags, duplicate_pairs, review_queue, flags_dirty. The triggers on
-    questions only note, in flags_dirty, which questions' flags need recomputing: whatever
-    writes a question (an import, an edit), its flags follow without that code knowing.
+    questions only note, in flags_dirty, which questions' flags need recomputing, and copy a
+    question's status and generator into review_queue: whatever writes a question (an import,
+    an edit, a decision), its flags and its place in the queue follow without that code
+    knowing.
     """
     db.executescript(
         """
@@ -346,14 +348,36 @@ def question_review(db: sqlite_utils.Database) -> None:
 
         -- The review queue's order for every generated question: duplicate clusters first,
         -- then other flagged questions grouped by flag, then the rest; ``cluster`` is the
-        -- smallest id of the question's duplicate cluster.
+        -- smallest id of the question's duplicate cluster. Status, generator, synthesizer and
+        -- persona are copies (kept in step by the triggers below) so that the queue's counts,
+        -- positions and next question are index lookups at 50,000 questions, with no join.
         CREATE TABLE review_queue (
             question_id TEXT PRIMARY KEY,
             queue_key TEXT NOT NULL,
-            cluster TEXT
+            cluster TEXT,
+            status TEXT NOT NULL,
+            generator TEXT,
+            synthesizer TEXT,
+            persona TEXT
         ) WITHOUT ROWID;
-        CREATE INDEX review_queue_order ON review_queue (queue_key);
+        CREATE INDEX review_queue_order ON review_queue (status, queue_key);
+        CREATE INDEX review_queue_by_key ON review_queue (queue_key);
         CREATE INDEX review_queue_by_cluster ON review_queue (cluster);
+        CREATE TRIGGER questions_queue_copy AFTER UPDATE OF review_status, generator
+        ON questions BEGIN
+            UPDATE review_queue SET status = new.review_status, generator = new.generator
+            WHERE question_id = new.id;
+        END;
+        CREATE TRIGGER question_generation_queue_insert AFTER INSERT ON question_generation
+        BEGIN
+            UPDATE review_queue SET synthesizer = new.synthesizer, persona = new.persona
+            WHERE question_id = new.question_id;
+        END;
+        CREATE TRIGGER question_generation_queue_update AFTER UPDATE OF synthesizer, persona
+        ON question_generation BEGIN
+            UPDATE review_queue SET synthesizer = new.synthesizer, persona = new.persona
+            WHERE question_id = new.question_id;
+        END;
 
         -- Questions whose flags need recomputing, in the order they changed: a refresh clears
         -- the rows up to the last one it read, so a change made while it computed stays.

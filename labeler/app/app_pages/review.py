@@ -739,7 +739,9 @@ def progress_bar() -> None:
 @st.fragment
 def review_area() -> None:
     """The question, its decisions and its sources: a key reruns only this part of the page."""
-    review.ensure_flags(store)  # an edit changes the flags of the question (and its cluster)
+    # An edit changes the flags of the question (and its cluster); the page load checked the
+    # rest.
+    review.ensure_flags(store, check_queue=False)
     where = _where()
     count = store.queue_count(where)
     messages()
