@@ -225,12 +225,14 @@ def answer_leak(question: str, reference: str | None, config: FlagConfig) -> Fla
         if not answer or (part is not reference and len(answer) < 3):
             continue
         shared = sum(1 for w in answer if w in asked)
+        if shared / len(answer) < config.leak_share:
+            continue
         if shared < len(answer) and any(_is_number(w) for w in answer if w not in asked):
             continue
         candidate = (shared / len(answer), shared, len(answer))
         if best is None or candidate > best:
             best = candidate
-    if best is None or best[0] < config.leak_share:
+    if best is None:
         return None
     _, shared, total = best
     return Flag(
@@ -276,9 +278,10 @@ def copied_from_source(
 # read once, for every question that has it.
 @functools.lru_cache(maxsize=8192)
 def _read(text: str) -> tuple[str, str]:
-    """A context as " its words joined " (for finding runs) and as its stemmed words."""
+    """A context as " its words joined " (for finding runs) and as its distinct stemmed words
+    (all that lexical faithfulness looks at in a passage)."""
     found = words(text)
-    return " " + " ".join(found) + " ", " ".join(stem(w) for w in found)
+    return " " + " ".join(found) + " ", " ".join({stem(w): None for w in found})
 
 
 _CLAUSE_END = re.compile(r"(?<=[.!?;])\s+|\s*\n\s*")

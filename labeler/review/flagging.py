@@ -101,8 +101,12 @@ def ensure_flags(
         full = not (generated ^ queued) <= set(dirty)
     targets = None if full else [q for q in dirty if q in generated]
     found = {}
-    for row in store.flag_inputs(targets):
-        item = _input(row, chunking)
+    # Questions that share a context come together, so each context is read once.
+    items = sorted(
+        (_input(row, chunking) for row in store.flag_inputs(targets)),
+        key=lambda item: item.contexts[0].text if item.contexts else "",
+    )
+    for item in items:
         found[item.id] = [
             (f.name, f.reason, f.related)
             for f in flags.question_flags(item, config, chunking=chunking)
