@@ -111,7 +111,7 @@ def ensure_flags(
             (f.name, f.reason, f.related)
             for f in flags.question_flags(item, config, chunking=chunking)
         ]
-    texts = store.question_texts()
+    texts = store.every_question_text()
     threshold = config.duplicate_threshold
     everything = full or len(dirty) > INCREMENTAL_UP_TO
     if everything:

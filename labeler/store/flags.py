@@ -116,7 +116,7 @@ class FlagStore(StoreBase):
                     "contexts": [tuple(c) for c in json.loads(contexts or "[]")],
                 }
 
-    def question_texts(self) -> dict[str, str]:
+    def every_question_text(self) -> dict[str, str]:
         """Every question's text, human ones included: what duplicates are found among."""
         return dict(self.conn.execute("SELECT id, text FROM questions"))
 

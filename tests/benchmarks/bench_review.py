@@ -186,7 +186,7 @@ def bench_flags(store: Store) -> float:
         f" (cpu {cpu() - cpu0:.1f} s; {load()})"
     )
     print("  flagged: " + ", ".join(f"{n} {c}" for n, c in counts.items()))
-    texts = store.question_texts()
+    texts = store.every_question_text()
     started = time.perf_counter()
     pairs = flags.duplicate_pairs(texts, threshold=review.load_config(store).duplicate_threshold)
     print(
@@ -199,7 +199,7 @@ def blocking_recall(store: Store, sample: int, seed: int) -> None:
     """All pairs of a sample, scored one by one, against blocking on the same sample."""
     from rapidfuzz import fuzz, process
 
-    texts = store.question_texts()
+    texts = store.every_question_text()
     rng = random.Random(seed)
     ids = sorted(rng.sample(sorted(texts), min(sample, len(texts))))
     subset = {i: texts[i] for i in ids}
