@@ -93,8 +93,9 @@ def list_cmd(
         rows = list_questions(store, _where(status, flag, generator, synthesizer, persona, tag))
     if fmt == "json":
         # One question per line: readable, and json's C encoder (indent would take the slow
-        # pure-Python one: a second for 50,000 questions).
-        lines = ",\n".join(json.dumps(row, ensure_ascii=False) for row in rows)
+        # pure-Python one: a second for 50,000 questions), built once for all of them.
+        encode = json.JSONEncoder(ensure_ascii=False).encode
+        lines = ",\n".join(encode(row) for row in rows)
         click.echo('{"questions": [\n' + lines + "\n]}" if rows else '{"questions": []}')
         return
     if fmt == "csv":

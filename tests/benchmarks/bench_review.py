@@ -244,8 +244,9 @@ def bench_list(db: Path) -> float:
     return statistics.median(times)
 
 
-def bench_page(db: Path, keys: int) -> float | None:
-    """Press A (accept) ``keys`` times; time from the key to the next question's id on screen."""
+def bench_page(db: Path, keys: int, extra: tuple[str, ...] = ()) -> float | None:
+    """Press A (accept) ``keys`` times; time from the key to the next question's id on screen.
+    ``extra``: more ``streamlit run`` options, to compare a server setting."""
     from labeler.cli.serve import streamlit_command
     from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, free_port
 
@@ -257,7 +258,7 @@ def bench_page(db: Path, keys: int) -> float | None:
     port = free_port()
     env = {**os.environ, "LABELER_DB": str(db), "PYTHONPATH": str(REPO)}
     server = subprocess.Popen(
-        streamlit_command(port, address="127.0.0.1"),
+        [*streamlit_command(port, address="127.0.0.1"), *extra],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -316,6 +317,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", type=int, default=5_000, help="blocking recall sample")
     parser.add_argument("--seed", type=int, default=9)
     parser.add_argument("--no-browser", action="store_true")
+    parser.add_argument(
+        "--streamlit-option",
+        action="append",
+        default=[],
+        help="more `streamlit run` options for the page, e.g. --runner.postScriptGC=false",
+    )
     parser.add_argument("--workdir", type=Path, default=None)
     args = parser.parse_args(argv)
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="bench-review-"))
@@ -348,7 +355,7 @@ def main(argv: list[str] | None = None) -> int:
         blocking_recall(store, args.sample, args.seed)
     figures["list_s"] = bench_list(db)
     if not args.no_browser:
-        figures["key_p95_ms"] = bench_page(db, args.keys)
+        figures["key_p95_ms"] = bench_page(db, args.keys, tuple(args.streamlit_option))
     print("\ntarget                                   measured      target")
     for name, target in TARGETS.items():
         value = figures.get(name)

@@ -164,6 +164,11 @@ def test_stats(demo: Store, serve, page) -> None:
     page.locator(".st-key-review_view").get_by_text("Stats").click()
     wait_for_app(page)
     page.wait_for_selector("[data-testid='stMetric']")
+    page.wait_for_selector("[data-testid='stDataFrame'] canvas")
+    page.wait_for_selector(
+        "[data-testid='stVegaLiteChart'] svg, [data-testid='stVegaLiteChart'] canvas"
+    )
+    page.wait_for_timeout(1000)  # the tables draw themselves after the page has run
     assert page.locator("[data-testid='stException']").count() == 0
     screenshot(page, "review-stats")
     page.locator("[data-testid='stMain']").evaluate("el => el.scrollTo(0, 100000)")
