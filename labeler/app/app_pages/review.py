@@ -62,6 +62,9 @@ STYLE = """
 .rv-event { font-size: 0.84rem; color: #333; line-height: 1.45; }
 .rv-text mark { background: #fff3b0; }
 .rv-whole { font-size: 0.8rem; color: #2b8a3e; margin-bottom: 2px; }
+.rv-block .rv-flags:first-of-type { margin-top: 8px; }
+.rv-block .lbl-question { margin: 12px 0 10px 0; }
+.rv-block .rv-label { margin-top: 10px; }
 [data-testid="stMainBlockContainer"] { padding-top: 2.5rem; }
 </style>
 """
@@ -489,7 +492,7 @@ def question_block(view: review.ReviewView, place: int | None, count: int) -> No
         if (state.get("original_reference") or "") != (q.reference_answer or ""):
             old, new = state.get("original_reference") or "", q.reference_answer or ""
             parts.append(diff_html(review.word_diff(old, new)))
-    st.html("".join(parts))
+    st.html('<div class="rv-block">' + "".join(parts) + "</div>")
 
 
 def toolbar(view: review.ReviewView) -> None:
