@@ -18,7 +18,7 @@ import streamlit as st
 from labeler import review
 from labeler.app.pages import PAGES_DIR
 from labeler.app.state import get_store, reviewer
-from labeler.app.widgets import diff_html, note_html, safe_text_html, spans_html
+from labeler.app.widgets import note_html, safe_text_html, spans_html, word_diff_html
 from labeler.errors import LabelerError
 from labeler.flags import FLAG_TITLES
 from labeler.review import REJECT_REASONS, QueueFilter
@@ -488,10 +488,10 @@ def question_block(view: review.ReviewView, place: int | None, count: int) -> No
             + html.escape(f"{state['edited_by']} · the original is kept; the change")
             + "</div>"
         )
-        parts.append(diff_html(review.word_diff(state["original_text"], q.text)))
+        parts.append(word_diff_html(review.word_diff(state["original_text"], q.text)))
         if (state.get("original_reference") or "") != (q.reference_answer or ""):
             old, new = state.get("original_reference") or "", q.reference_answer or ""
-            parts.append(diff_html(review.word_diff(old, new)))
+            parts.append(word_diff_html(review.word_diff(old, new)))
     st.html('<div class="rv-block">' + "".join(parts) + "</div>")
 
 
