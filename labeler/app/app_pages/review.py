@@ -238,7 +238,7 @@ def set_mode(mode: str | None) -> None:
 
 
 @_guard
-def prepare_batch(count: int) -> None:
+def prepare_batch() -> None:
     action = st.session_state.get("review_batch_action", "Reject")
     reason = st.session_state.get("review_batch_reason")
     note = st.session_state.get("review_batch_note", "")
@@ -252,7 +252,7 @@ def prepare_batch(count: int) -> None:
         "sources": bool(st.session_state.get("review_batch_sources")),
         "revisions": store.queue_revisions(_where()),
     }
-    if not count:
+    if not st.session_state["review_batch"]["revisions"]:
         st.session_state.pop("review_batch", None)
         _say("warning", "The queue is empty: there is nothing to apply the batch to.")
 
@@ -338,11 +338,12 @@ def sidebar() -> None:
         _choice("Tag", "review_tag", values["tag"])
 
 
-def batch_form(count: int) -> None:
+def batch_form() -> None:
     """One decision for every question of the queue (as the filters show it), confirmed on a
-    second step that says how many it touches."""
+    second step that says how many it touches. Outside the question's fragment: a decision key
+    does not redraw it."""
     with (
-        st.expander(f"Batch: one decision for all {count} questions of this queue"),
+        st.expander("Batch: one decision for every question of this queue"),
         st.container(horizontal=True, vertical_alignment="bottom"),
     ):
         st.radio("Action", ["Reject", "Accept"], key="review_batch_action", horizontal=True)
@@ -363,12 +364,10 @@ def batch_form(count: int) -> None:
         else:
             st.checkbox("Also grade their source chunks 2", key="review_batch_sources")
         st.button(
-            f"Apply to {count} question{'s' if count != 1 else ''}…",
+            "Apply to this queue…",
             key="review_batch_prepare",
             on_click=prepare_batch,
-            args=(count,),
-            disabled=not count,
-            help="You confirm on the next step, which says how many it touches.",
+            help="You confirm on the next step, which says how many questions it touches.",
         )
 
 
@@ -763,7 +762,6 @@ def review_area() -> None:
         return
     view = review.open_for_review(store, question_id, chunking=chunking)
     progress_bar()
-    batch_form(count)
     seen = _seen()
     if seen.get("id") != question_id:
         st.session_state["review_edit_text"] = view.question.text
@@ -881,6 +879,7 @@ def render() -> None:
     if view == "Stats":
         stats_view()
         return
+    batch_form()
     review_area()
 
 
