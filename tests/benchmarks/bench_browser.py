@@ -1,0 +1,273 @@
+"""Benchmark: key-to-visible latency of the grading page, in the real server and a real browser.
+
+Target (issue #7): from the key press to the new grade on screen, over 50 keystrokes, p50 under
+150 ms and p95 under 300 ms on a quiet machine, both on the demo and on the 1M-chunk database of
+``bench_labeling.py`` (10,000 questions, three runs of 100 results).
+
+How it measures: ``streamlit run`` on a free port (the command ``labeler serve`` runs), Debian's
+chromium through Playwright. The page is opened on one question; before each keystroke a
+MutationObserver is armed in the page, a grade key different from the current chunk's grade is
+pressed (a real key event through the DevTools protocol), and the latency is the browser's own
+clock from the ``keydown`` event to the next animation frame after the grade shows as selected
+on that chunk's card (the frame in which it is painted). The next key is pressed once the app
+is idle again, as a reviewer reading the next chunk would. The page's first load and two
+warm-up keys are not counted.
+
+Usage::
+
+    python tests/benchmarks/bench_browser.py                       # the demo only
+    python tests/benchmarks/bench_browser.py --db /work/bench-data/labeling/bench.db
+    python tests/benchmarks/bench_browser.py --demo --db BIG.db --keys 50
+
+Each run grades as a new reviewer (``browser-<time>``), so it starts on ungraded chunks and
+leaves other reviewers' work alone; on the demo a fresh copy of the demo database is used.
+Nothing here asserts on time: it prints the figures, CPU time and the load average.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:  # run from a checkout: measure this tree's labeler, not another
+    sys.path.insert(0, str(REPO))
+
+from labeler.cli.serve import streamlit_command  # noqa: E402
+
+CHROMIUM = os.environ.get("LABELER_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+TARGET_P50_MS = 150.0
+TARGET_P95_MS = 300.0
+WARM_UP = 2
+
+# In the page: the time of every keydown, and a watcher that resolves with the latency once the
+# card shows the grade (then waits one animation frame: the frame that paints it).
+INSTALL = """() => {
+    if (window.__bench) return;
+    window.__bench = {keydown: null};
+    document.addEventListener('keydown', () => { window.__bench.keydown = performance.now(); },
+                              {capture: true});
+}"""
+CURRENT = """() => {
+    const cards = [...document.querySelectorAll('[class*="st-key-label_card_"]')];
+    for (const card of cards) {
+        const head = card.querySelector('.lbl-card-head');
+        if (head && head.innerText.includes('\u25b6')) {
+            const key = [...card.classList].find(c => c.startsWith('st-key-label_card_'));
+            const on = card.querySelector('button[role=radio][aria-checked=true]');
+            return {key: key, grade: on ? on.innerText.trim()[0] : null};
+        }
+    }
+    return null;
+}"""
+ARM = """([key, grade]) => {
+    const shown = () => {
+        const card = document.querySelector('.' + key);
+        const on = card && card.querySelector('button[role=radio][aria-checked=true]');
+        return on !== null && on !== undefined && on.innerText.trim()[0] === grade;
+    };
+    window.__bench.done = new Promise(resolve => {
+        const observer = new MutationObserver(() => {
+            if (shown()) {
+                observer.disconnect();
+                requestAnimationFrame(() => resolve(performance.now() - window.__bench.keydown));
+            }
+        });
+        observer.observe(document.body,
+                         {subtree: true, childList: true, attributes: true, characterData: true});
+    });
+}"""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Nearest-rank percentile: the smallest value with at least q% of values at or below."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(q / 100 * len(ordered)) - 1)]
+
+
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of a process and its children that were waited for."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = sum(int(v) for v in fields[11:15])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+class Server:
+    """``streamlit run`` on the database, as ``labeler serve`` starts it."""
+
+    def __init__(self, db: Path) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = dict(os.environ, LABELER_DB=str(db), PYTHONPATH=str(REPO))
+        self.process = subprocess.Popen(
+            streamlit_command(self.port, address="127.0.0.1"),
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as response:
+                    if response.read() == b"ok":
+                        return
+            except OSError:
+                time.sleep(0.3)
+        self.stop()
+        msg = "streamlit did not start within 90 s"
+        raise SystemExit(msg)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+def wait_idle(page) -> None:
+    """Streamlit's own wait: connected, and no script (or fragment) running."""
+    page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']")
+    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']")
+
+
+def measure(db: Path, question: str | None, keys: int, label: str) -> dict[str, float] | None:
+    from playwright.sync_api import sync_playwright
+
+    reviewer = f"browser-{int(time.time())}"
+    server = Server(db)
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+            page.set_default_timeout(60_000)
+            query = f"?reviewer={reviewer}" + (f"&question={question}" if question else "")
+            started = time.perf_counter()
+            page.goto(server.url + "/" + query)
+            page.wait_for_selector(".st-key-label_card_0")
+            wait_idle(page)
+            first_load = time.perf_counter() - started
+            page.evaluate(INSTALL)
+            cards = page.locator('[class*="st-key-label_card_"]').count()
+            shown = page.evaluate("() => new URLSearchParams(location.search).get('question')")
+            print(
+                f"{label}: question {shown}, {cards} candidate cards, reviewer {reviewer!r};"
+                f" first load {first_load * 1000:.0f} ms"
+            )
+            page.locator("[data-testid='stApp']").click(position={"x": 5, "y": 5})
+            server_cpu = process_cpu(server.process.pid)
+            wall = time.perf_counter()
+            latencies = []
+            for number in range(keys + WARM_UP):
+                current = page.evaluate(CURRENT)
+                if current is None:
+                    print("  no highlighted card found: is this the grading page?")
+                    return None
+                key = next(g for g in "210" if g != current["grade"])
+                page.evaluate(ARM, [current["key"], key])
+                page.keyboard.press(key)
+                latency = page.evaluate("() => window.__bench.done")
+                page.wait_for_timeout(30)
+                wait_idle(page)
+                if number >= WARM_UP:
+                    latencies.append(latency)
+            wall = time.perf_counter() - wall
+            server_cpu = process_cpu(server.process.pid) - server_cpu
+            browser.close()
+    finally:
+        server.stop()
+    figures = {
+        "n": len(latencies),
+        "p50": statistics.median(latencies),
+        "p95": percentile(latencies, 95),
+        "max": max(latencies),
+        "mean": statistics.mean(latencies),
+    }
+    print(
+        f"  key to visible over {figures['n']} keys: p50 {figures['p50']:.0f} ms,"
+        f" p95 {figures['p95']:.0f} ms, max {figures['max']:.0f} ms, mean {figures['mean']:.0f} ms"
+    )
+    print(
+        f"  server CPU {server_cpu:.2f} s over {wall:.1f} s of keystrokes"
+        f" ({server_cpu / max(len(latencies) + WARM_UP, 1) * 1000:.0f} ms a key);"
+        f" load average {os.getloadavg()[0]:.2f}"
+    )
+    return figures
+
+
+def demo_db(folder: Path) -> Path:
+    from labeler.demo import load_demo
+    from labeler.store import Store
+
+    path = folder / "demo.db"
+    with Store(path) as store:
+        load_demo(store)
+    return path
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--db", type=Path, help="a large database (bench_labeling.py's bench.db)")
+    parser.add_argument("--question", help="question to grade on --db (default: the median id)")
+    parser.add_argument("--demo", action="store_true", help="also the demo (the default alone)")
+    parser.add_argument("--keys", type=int, default=50, help="keystrokes measured")
+    args = parser.parse_args()
+    if not Path(CHROMIUM).exists():
+        raise SystemExit(f"chromium not found at {CHROMIUM} (apt-get install chromium)")
+    print(
+        f"bench_browser: {args.keys} keys; python {sys.version.split()[0]}, {os.cpu_count()} cpus,"
+        f" load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; labeler from {REPO}"
+    )
+    cpu = time.process_time()
+    results = {}
+    with tempfile.TemporaryDirectory() as folder:
+        if args.demo or args.db is None:
+            results["demo"] = measure(demo_db(Path(folder)), None, args.keys, "demo")
+        if args.db is not None:
+            question = args.question
+            if question is None:
+                from labeler.store import Store
+
+                with Store(args.db) as store:
+                    ids = store.question_ids()
+                question = ids[len(ids) // 2]
+            results[args.db.name] = measure(args.db, question, args.keys, str(args.db))
+    print("\nSummary (targets from the issue; no timing asserts)")
+    for name, figures in results.items():
+        if figures is None:
+            print(f"  {name:<12} failed")
+            continue
+        verdict = (
+            "PASS"
+            if figures["p50"] < TARGET_P50_MS and figures["p95"] < TARGET_P95_MS
+            else "MISS"
+        )
+        print(
+            f"  {name:<12} p50 {figures['p50']:6.0f} ms (< {TARGET_P50_MS:.0f})"
+            f"   p95 {figures['p95']:6.0f} ms (< {TARGET_P95_MS:.0f})   {verdict}"
+        )
+    print(
+        f"(this process CPU {time.process_time() - cpu:.1f} s; load average now"
+        f" {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cpus)"
+    )
+
+
+if __name__ == "__main__":
+    main()
