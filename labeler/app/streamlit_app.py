@@ -1,6 +1,8 @@
 """The app's entrypoint: asks who is reviewing, then routes to the pages.
 
-Run it with ``labeler serve`` (or ``labeler demo``); the database comes from LABELER_DB.
+Run it with ``labeler serve`` (or ``labeler demo``); the database comes from LABELER_DB. The
+whole script run, the page included, is one ``run_scope``: the run's store is opened here and
+closed in its ``finally`` (see ``labeler.app.state``).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import html
 import streamlit as st
 
 from labeler.app.pages import PAGES, PAGES_DIR
-from labeler.app.state import REVIEWER_KEY, get_store, show_flash
+from labeler.app.state import REVIEWER_KEY, get_store, run_scope, show_flash
 from labeler.app.widgets import inject_style
 from labeler.errors import LabelerError
 from labeler.store import check_reviewer
@@ -52,19 +54,31 @@ def sidebar_identity() -> None:
             st.rerun()
 
 
-st.set_page_config(page_title="labeler", page_icon=":material/checklist:", layout="wide")
-inject_style()
-get_store()
-ask_reviewer()
-sections: dict[str, list] = {}
-for file, title, icon, section in PAGES:
-    if (PAGES_DIR / file).is_file():
-        sections.setdefault(section, []).append(
-            st.Page(
-                str(PAGES_DIR / file), title=title, icon=icon, url_path=file.removesuffix(".py")
-            )
-        )
-page = st.navigation(sections)
-sidebar_identity()
-show_flash()
-page.run()
+# An emoji favicon is drawn by the browser itself; a Material icon would be fetched from Google.
+PAGE_ICON = "\N{LABEL}"
+
+
+def main() -> None:
+    st.set_page_config(page_title="labeler", page_icon=PAGE_ICON, layout="wide")
+    inject_style()
+    with run_scope():
+        get_store().current_chunking()  # opens (and if need be migrates) the database first
+        ask_reviewer()
+        sections: dict[str, list] = {}
+        for file, title, icon, section in PAGES:
+            if (PAGES_DIR / file).is_file():
+                sections.setdefault(section, []).append(
+                    st.Page(
+                        str(PAGES_DIR / file),
+                        title=title,
+                        icon=icon,
+                        url_path=file.removesuffix(".py"),
+                    )
+                )
+        page = st.navigation(sections)
+        sidebar_identity()
+        show_flash()
+        page.run()
+
+
+main()

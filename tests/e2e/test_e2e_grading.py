@@ -1,5 +1,10 @@
 """The main flow in a real browser: name, three grades from the keyboard, reload, still there."""
 
+import contextlib
+import os
+import time
+from pathlib import Path
+
 import pytest
 
 from labeler.store import Store
@@ -49,3 +54,42 @@ def test_name_grade_three_from_the_keyboard_reload(loaded: Store, serve, page) -
     assert sorted(g for g in shown if g) == ["0", "1", "2"]
     # The name survived the reload too: no prompt, grading straight away.
     assert page.get_by_label("Your name").count() == 0
+
+
+def open_database_files(pid: int, db: Path) -> list[str]:
+    """The server's open file descriptors on the database (and its -wal and -shm)."""
+    names = []
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(OSError):
+            target = os.readlink(fd)
+            if target.startswith(str(db)):
+                names.append(target)
+    return names
+
+
+def test_two_sessions_grading_by_key_close_every_store(loaded: Store, serve, page) -> None:
+    """Key presses rerun only the grading fragment (the entrypoint does not run): each fragment
+    run opens its own store and closes it, in two sessions at once."""
+    server = serve(loaded.path)
+    other = page.context.browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    tabs = {"ana": page, "ben": other}
+    for name, tab in tabs.items():
+        tab.goto(f"{server.url}/?question=q1&reviewer={name}")
+        wait_for_app(tab)
+        tab.wait_for_selector(".st-key-label_card_0")
+        tab.locator("[data-testid='stApp']").click(position={"x": 5, "y": 5})
+    for key in ("2", "j", "1", "k", "0", "1"):
+        for tab in tabs.values():
+            tab.keyboard.press(key)
+            wait_for_app(tab)
+    for tab in tabs.values():
+        assert tab.locator("[data-testid='stException']").count() == 0
+    labels = loaded.question_labels("q1", "default")
+    assert {r["reviewer"] for r in labels} == {"ana", "ben"}
+    # Every run closed its store: once idle, the server holds no handle on the database.
+    loaded.close()
+    deadline = time.monotonic() + 10
+    while open_database_files(server.process.pid, loaded.path) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert open_database_files(server.process.pid, loaded.path) == []
+    other.context.close()
