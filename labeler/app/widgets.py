@@ -1,32 +1,66 @@
 """Rendering helpers shared by pages. Untrusted text (chunks, questions, rationales) only ever
-goes through ``safe_text_html`` (escaped, then highlighted) or ``st.text``: never markdown."""
+goes through ``safe_text_html`` (escaped piece by piece, then marked) or ``st.text``: never
+markdown."""
 
 from __future__ import annotations
 
 import html
-import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import streamlit as st
 
+from labeler.store import Span, match_spans
 
-def safe_text_html(text: str, terms: Iterable[str] = (), *, css_class: str = "lbl-text") -> str:
-    """Escape ``text`` completely, then wrap whole-word matches of ``terms`` in <mark>.
 
-    Highlighting runs on the escaped text with escaped terms, so it cannot create markup; the
-    words are matched case-insensitively at word boundaries (prefixes too, so "retry" marks
-    "retrying").
+def _query(terms: Iterable[str] | str) -> str:
+    return terms if isinstance(terms, str) else " ".join(terms)
+
+
+def marked_html(text: str, spans: Sequence[Span]) -> str:
+    """``text`` escaped, with each span wrapped in <mark>.
+
+    The raw text is cut at the spans first and every piece is escaped on its own, so a mark can
+    never split an entity or match inside one: "Tom & Jerry > GT" with "GT" marked becomes
+    ``Tom &amp; Jerry &gt; <mark>GT</mark>``.
     """
-    escaped = html.escape(text, quote=True)
-    words = sorted({html.escape(t, quote=True) for t in terms if len(t) > 1}, key=len, reverse=True)
-    if words:
-        pattern = re.compile(r"\b(" + "|".join(re.escape(w) for w in words) + r")", re.IGNORECASE)
-        escaped = pattern.sub(r"<mark>\1</mark>", escaped)
-    return f'<div class="{css_class}">{escaped}</div>'
+    pieces = []
+    position = 0
+    for start, end in spans:
+        pieces.append(html.escape(text[position:start], quote=True))
+        pieces.append("<mark>" + html.escape(text[start:end], quote=True) + "</mark>")
+        position = end
+    pieces.append(html.escape(text[position:], quote=True))
+    return "".join(pieces)
 
 
-def show_text(text: str, terms: Iterable[str] = (), *, css_class: str = "lbl-text") -> None:
-    st.html(safe_text_html(text, terms, css_class=css_class))
+def safe_text_html(
+    text: str,
+    terms: Iterable[str] | str = (),
+    *,
+    css_class: str = "lbl-text",
+    spans: Sequence[Span] | None = None,
+) -> str:
+    """A <div> holding ``text`` escaped, with the words of ``terms`` (a question, or its words)
+    marked where they occur as whole words, compared as the full-text search compares them
+    (stemmed: "retry" marks "retrying", "per" does not mark "performance").
+
+    Pass ``spans`` (from ``match_spans``) instead when they were worked out for many texts at
+    once.
+    """
+    if spans is None:
+        query = _query(terms)
+        spans = match_spans([text], query)[0] if query.strip() else []
+    return f'<div class="{css_class}">{marked_html(text, spans)}</div>'
+
+
+def show_text(
+    text: str,
+    terms: Iterable[str] | str = (),
+    *,
+    css_class: str = "lbl-text",
+    spans: Sequence[Span] | None = None,
+) -> None:
+    st.html(safe_text_html(text, terms, css_class=css_class, spans=spans))
 
 
 STYLE = """

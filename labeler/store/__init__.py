@@ -6,6 +6,7 @@ migrated on the spot, WAL is on, and writers wait on a busy timeout instead of f
 
 from labeler.store.corpus import CorpusStore
 from labeler.store.flags import FlagStore, QueueFilter
+from labeler.store.highlight import Span, match_spans
 from labeler.store.labels import EVERYONE, LabelStore, check_reviewer
 from labeler.store.plans import PlanStore
 from labeler.store.pool import PoolStore
@@ -58,4 +59,13 @@ class Store(
         }
 
 
-__all__ = ["EVERYONE", "QueueFilter", "SearchHit", "Store", "check_reviewer", "fts_terms"]
+__all__ = [
+    "EVERYONE",
+    "QueueFilter",
+    "SearchHit",
+    "Span",
+    "Store",
+    "check_reviewer",
+    "fts_terms",
+    "match_spans",
+]
