@@ -1,12 +1,19 @@
-"""The grading loop: open a question with its candidates, grade, mark, add, keep progress.
+"""The grading loop: which question next, open it with its candidates, grade, mark, add, settle.
 
-Everything the grading page does goes through here, so a test can drive it without a browser.
-Progress is kept per question in the store after every change, so the page's counters are one
-cheap count instead of a walk over every pool.
+Everything the grading page does goes through here, so a test can drive it without a browser:
+the queues (which question a reviewer works on next), the cursor (which chunk a grade key
+grades), the writes, and the adjudication of a (question, chunk) for every export. Progress is
+kept per question in the store after every change, so the page's counters are one cheap count
+instead of a walk over every pool.
+
+A label is **stale** when its chunk's text was replaced after it was given (``labeler import
+chunks --replace-text``): it counts as ungraded, for progress and for the cursor, and exports
+leave it out until the reviewer confirms it (the same grade again) or changes it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -15,15 +22,29 @@ from labeler.errors import LabelerError, NotFoundError
 from labeler.models import Chunk, Grade, Question
 from labeler.store import EVERYONE, Store, check_reviewer
 
+# views ---------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True, slots=True)
 class CandidateView:
     chunk: Chunk
     entry: PoolEntry
+    # The reviewer's grade; for a stale label, the grade given for the old text.
     grade: Grade | None
     note: str | None
     # Other reviewers' grades; empty until the reviewer has finished the question themselves.
     others: tuple[tuple[str, Grade], ...]
+    # The text the grade was given for, when the chunk's text has changed since (else None).
+    graded_text: str | None = None
+
+    @property
+    def stale(self) -> bool:
+        return self.graded_text is not None
+
+    @property
+    def needs_grade(self) -> bool:
+        """Ungraded, or graded for a text the chunk no longer has."""
+        return self.grade is None or self.stale
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +62,12 @@ class QuestionView:
 
     @property
     def graded(self) -> int:
-        return sum(c.grade is not None for c in self.candidates)
+        """Chunks with a current grade (a stale grade counts as ungraded)."""
+        return sum(not c.needs_grade for c in self.candidates)
+
+    @property
+    def stale(self) -> int:
+        return sum(c.stale for c in self.candidates)
 
 
 def _question(store: Store, question_id: str) -> Question:
@@ -69,7 +95,7 @@ def open_question(
     others: dict[str, list[tuple[str, Grade]]] = {}
     if complete:
         for r in labels:
-            if r["reviewer"] != reviewer:
+            if r["reviewer"] != reviewer and r["state"] == "current":
                 others.setdefault(r["chunk_id"], []).append((r["reviewer"], Grade(r["grade"])))
     my_marks = marks.get(reviewer, {})
     candidates = tuple(
@@ -79,6 +105,7 @@ def open_question(
             grade=Grade(mine[e.chunk_id]["grade"]) if e.chunk_id in mine else None,
             note=mine[e.chunk_id]["note"] if e.chunk_id in mine else None,
             others=tuple(others.get(e.chunk_id, ())),
+            graded_text=mine[e.chunk_id]["graded_text"] if e.chunk_id in mine else None,
         )
         for e in entries
         if e.chunk_id in chunks
@@ -100,6 +127,140 @@ def open_question(
     )
 
 
+# queues: which question next ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Queue:
+    """An order in which a reviewer works through the questions.
+
+    ``rows(store, chunking, reviewer, tag)`` returns the queue's questions in the queue's order,
+    each a dict with at least ``id`` and ``state`` (``todo``, ``started``, ``skipped`` or
+    ``done``, as ``Store.queue`` gives them). Another order (the questions that decide between
+    two runs, say) is a new ``Queue`` passed to ``register_queue``: the grading page offers
+    every registered queue, and ``next_question`` walks any of them the same way.
+    """
+
+    name: str
+    title: str
+    rows: Callable[[Store, str, str, str | None], list[dict]]
+
+
+def _by_id(store: Store, chunking: str, reviewer: str, tag: str | None) -> list[dict]:
+    return sorted(store.queue(chunking, reviewer, tag=tag), key=lambda r: r["id"])
+
+
+DEFAULT_QUEUE = "by-id"
+QUEUES: dict[str, Queue] = {
+    DEFAULT_QUEUE: Queue(DEFAULT_QUEUE, "every question, by id", _by_id),
+}
+
+
+def register_queue(queue: Queue) -> Queue:
+    """Add a queue (or replace the one of that name); returns it, so it can decorate."""
+    QUEUES[queue.name] = queue
+    return queue
+
+
+def get_queue(name: str | None) -> Queue:
+    if name is None:
+        return QUEUES[DEFAULT_QUEUE]
+    if name not in QUEUES:
+        msg = f"unknown queue {name!r}; choose one of: {', '.join(QUEUES)}"
+        raise LabelerError(msg, field="queue")
+    return QUEUES[name]
+
+
+def queue_rows(
+    store: Store,
+    reviewer: str,
+    *,
+    queue: str | None = None,
+    tag: str | None = None,
+    chunking: str | None = None,
+) -> list[dict]:
+    chunking = chunking or store.current_chunking()
+    return get_queue(queue).rows(store, chunking, check_reviewer(reviewer), tag)
+
+
+def next_question(
+    store: Store,
+    reviewer: str,
+    current: str | None,
+    *,
+    queue: str | None = None,
+    tag: str | None = None,
+    chunking: str | None = None,
+) -> str | None:
+    """The question to open after ``current`` (None: the first to work on).
+
+    Walking the queue from just after ``current`` and wrapping round: the first question not
+    yet started or partly graded, then the first skipped one; when everything is done, simply
+    the next one. None when the queue is empty.
+    """
+    rows = queue_rows(store, reviewer, queue=queue, tag=tag, chunking=chunking)
+    if not rows:
+        return None
+    ids = [r["id"] for r in rows]
+    start = ids.index(current) + 1 if current in ids else 0
+    ordered = rows[start:] + rows[:start]
+    for wanted in (("todo", "started"), ("skipped",)):
+        for row in ordered:
+            if row["state"] in wanted and row["id"] != current:
+                return row["id"]
+    if ordered[0]["id"] != current or len(ordered) == 1:
+        return ordered[0]["id"]
+    return ordered[1]["id"]
+
+
+def previous_question(
+    store: Store,
+    reviewer: str,
+    current: str | None,
+    *,
+    queue: str | None = None,
+    tag: str | None = None,
+    chunking: str | None = None,
+) -> str | None:
+    """The question before ``current`` in the queue (wrapping), whatever its state."""
+    ids = [r["id"] for r in queue_rows(store, reviewer, queue=queue, tag=tag, chunking=chunking)]
+    if current not in ids:
+        return None
+    return ids[ids.index(current) - 1]
+
+
+# the cursor: which chunk a grade key grades -------------------------------------------------
+
+
+def first_to_grade(view: QuestionView) -> int:
+    """Where the cursor starts on a question: its first chunk that needs a grade, else 0."""
+    return next((i for i, c in enumerate(view.candidates) if c.needs_grade), 0)
+
+
+def after_grade(needs_grade: Sequence[bool], cursor: int) -> int:
+    """Where the cursor goes once the chunk at ``cursor`` is graded: the next chunk (wrapping)
+    that still needs a grade, else simply the next one (staying on the last).
+
+    ``needs_grade`` is per candidate, the chunk just graded included (its value is ignored).
+    """
+    count = len(needs_grade)
+    if count == 0:
+        return 0
+    for step in range(1, count):
+        index = (cursor + step) % count
+        if needs_grade[index]:
+            return index
+    return min(cursor + 1, count - 1)
+
+
+def move(count: int, cursor: int, step: int) -> int:
+    """The cursor moved by ``step`` chunks (J/K), wrapping round."""
+    return (cursor + step) % count if count else 0
+
+
+# writes --------------------------------------------------------------------------------------
+
+
 def grade(
     store: Store,
     question_id: str,
@@ -110,7 +271,10 @@ def grade(
     note: str | None = None,
     chunking: str | None = None,
 ) -> int | None:
-    """Record a grade (and note); returns the previous grade. Progress follows at once."""
+    """Record a grade (and note); returns the previous grade. Progress follows at once.
+
+    The same grade on a stale label confirms it for the chunk's new text.
+    """
     chunking = chunking or store.current_chunking()
     with store.write():
         previous = store.set_grade(question_id, chunking, chunk_id, reviewer, int(value), note=note)
@@ -126,18 +290,11 @@ def set_note(
     note: str,
     *,
     chunking: str | None = None,
-) -> None:
-    """A note needs a grade to hang on: the note explains the grade."""
+) -> bool:
+    """A note explains a grade: it needs one, and never changes it (read and written in one
+    transaction, so a regrade in another tab is never undone). True if the note changed."""
     chunking = chunking or store.current_chunking()
-    current = {
-        r["chunk_id"]: r["grade"]
-        for r in store.question_labels(question_id, chunking)
-        if r["reviewer"] == reviewer
-    }
-    if chunk_id not in current:
-        msg = "grade the chunk before adding a note"
-        raise LabelerError(msg, field="note")
-    store.set_grade(question_id, chunking, chunk_id, reviewer, current[chunk_id], note=note)
+    return store.set_note(question_id, chunking, chunk_id, reviewer, note)
 
 
 def mark(
@@ -177,6 +334,43 @@ def add_candidate(
     return added > 0
 
 
+def adjudicate(
+    store: Store,
+    question_id: str,
+    chunk_id: str,
+    grade: int | None,
+    reviewer: str,
+    note: str | None = None,
+    *,
+    chunking: str | None = None,
+) -> int | None:
+    """Settle the grade of (question, chunk) for every future export; ``None`` withdraws it.
+
+    An adjudicated grade wins over the reviewers' grades (see ``labeler.exporters.consensus``).
+    Returns the previously adjudicated grade; the act is kept in the label history (actions
+    ``adjudicate`` and ``unadjudicate``, with who, when, old and new grade and the note), which
+    ``adjudications`` lists.
+    """
+    chunking = chunking or store.current_chunking()
+    return store.set_adjudication(question_id, chunking, chunk_id, grade, reviewer, note=note)
+
+
+def adjudication_history(
+    store: Store, question_id: str, chunk_id: str, *, chunking: str | None = None
+) -> list[dict]:
+    """Every adjudication of (question, chunk), oldest first: reviewer, action, old_grade,
+    new_grade, note, at."""
+    chunking = chunking or store.current_chunking()
+    return [
+        {k: v for k, v in event.items() if k != "chunk_id"}
+        for event in store.label_history(question_id, chunking)
+        if event["chunk_id"] == chunk_id and event["action"] in ("adjudicate", "unadjudicate")
+    ]
+
+
+# progress ------------------------------------------------------------------------------------
+
+
 def refresh_progress(store: Store, question_id: str, chunking: str) -> None:
     """Recompute who has fully graded this question, after anything that may change it."""
     entries = pool(store, _question(store, question_id), chunking)
@@ -190,25 +384,18 @@ def refresh_progress(store: Store, question_id: str, chunking: str) -> None:
     )
 
 
-def _save_progress(
-    store: Store,
-    question_id: str,
-    chunking: str,
-    entries: list[PoolEntry],
-    labels: list[dict],
-    marks: dict[str, dict],
+def _compute_progress(
+    entries: list[PoolEntry], labels: list[dict], marks: dict[str, dict]
 ) -> dict[str, tuple[int, int, bool]]:
-    """Fully graded: every pooled chunk has a grade, or the question is marked unanswerable.
-
-    Per reviewer, and for everyone together (any reviewer's grade counts). Written only when it
-    changed, so opening a question is a read.
-    """
+    """Fully graded: every pooled chunk has a current grade, or the question is marked
+    unanswerable. Per reviewer, and for everyone together (any reviewer's grade counts)."""
     pool_ids = {e.chunk_id for e in entries}
     size = len(pool_ids)
     by_reviewer: dict[str, set[str]] = {}
     for row in labels:
-        by_reviewer.setdefault(row["reviewer"], set()).add(row["chunk_id"])
-    reviewers = set(by_reviewer) | set(marks)
+        if row["state"] == "current":
+            by_reviewer.setdefault(row["reviewer"], set()).add(row["chunk_id"])
+    reviewers = set(by_reviewer) | set(marks) | {r["reviewer"] for r in labels}
     result: dict[str, tuple[int, int, bool]] = {}
     for reviewer in reviewers:
         graded = len(by_reviewer.get(reviewer, set()) & pool_ids)
@@ -220,8 +407,30 @@ def _save_progress(
         len(anyone),
         any(m["unanswerable"] for m in marks.values()) or (size > 0 and len(anyone) == size),
     )
+    return result
+
+
+def _save_progress(
+    store: Store,
+    question_id: str,
+    chunking: str,
+    entries: list[PoolEntry],
+    labels: list[dict],
+    marks: dict[str, dict],
+) -> dict[str, tuple[int, int, bool]]:
+    """Compute progress from what was read; write it only when it changed, so opening a
+    question is a read. The write re-reads labels and marks inside its transaction: progress
+    computed from a read that another reviewer's grade overtook is never stored."""
+    result = _compute_progress(entries, labels, marks)
     stored = store.question_progress(question_id, chunking)
-    if any(stored.get(r) != v for r, v in result.items()):
+    if all(stored.get(r) == v for r, v in result.items()):
+        return result
+    with store.write():
+        result = _compute_progress(
+            entries,
+            store.question_labels(question_id, chunking),
+            store.marks(question_id, chunking),
+        )
         store.save_progress(question_id, chunking, [(r, *v) for r, v in result.items()])
     return result
 
@@ -236,13 +445,26 @@ def progress(store: Store, reviewer: str | None, *, chunking: str | None = None)
 
 
 __all__ = [
+    "DEFAULT_QUEUE",
+    "QUEUES",
     "CandidateView",
     "QuestionView",
+    "Queue",
     "add_candidate",
+    "adjudicate",
+    "adjudication_history",
+    "after_grade",
+    "first_to_grade",
+    "get_queue",
     "grade",
     "mark",
+    "move",
+    "next_question",
     "open_question",
+    "previous_question",
     "progress",
+    "queue_rows",
     "refresh_progress",
+    "register_queue",
     "set_note",
 ]

@@ -7,8 +7,9 @@ same chunk at once each keep their own grade.
 
 from __future__ import annotations
 
+import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 
 from labeler.errors import LabelerError, NotFoundError
@@ -39,6 +40,12 @@ def append_event(
     )
 
 
+def _check_grade(grade: object) -> None:
+    if isinstance(grade, bool) or grade not in (0, 1, 2):
+        msg = f"expected 0, 1 or 2, got {grade!r}"
+        raise LabelerError(msg, field="grade")
+
+
 def check_reviewer(reviewer: str) -> str:
     name = (reviewer or "").strip()
     if not name or name == EVERYONE or len(name) > 80:
@@ -64,48 +71,86 @@ class LabelStore(StoreBase):
         """Record ``reviewer``'s grade (and note, when given); returns the previous grade.
 
         The chunk's text and document offsets are copied onto the label, so it can be carried
-        over when the corpus is re-chunked. Setting the same grade again changes nothing.
+        over when the corpus is re-chunked. Setting the same grade again changes nothing, unless
+        the label is stale (its chunk's text changed since): then it is a confirmation, which
+        makes the label current again for the new text (history action ``confirm``).
         """
         reviewer = check_reviewer(reviewer)
-        if grade not in (0, 1, 2):
-            msg = f"expected 0, 1 or 2, got {grade!r}"
-            raise LabelerError(msg, field="grade")
+        _check_grade(grade)
         stamp = now()
         with self.write() as conn:
-            chunk = conn.execute(
-                'SELECT text, doc_id, start, "end" FROM chunks WHERE chunking = ? AND id = ?',
-                (chunking, chunk_id),
+            chunk = self._chunk_for_label(conn, question_id, chunking, chunk_id)
+            old = conn.execute(
+                "SELECT grade, note, state FROM labels WHERE question_id = ? AND chunking = ?"
+                " AND chunk_id = ? AND reviewer = ?",
+                (question_id, chunking, chunk_id, reviewer),
             ).fetchone()
-            if chunk is None:
-                msg = f"unknown chunk {chunk_id!r} in chunking {chunking!r}"
-                raise NotFoundError(msg, field="chunk_id")
-            if (
-                conn.execute("SELECT 1 FROM questions WHERE id = ?", (question_id,)).fetchone()
-                is None
-            ):
-                msg = f"unknown question {question_id!r}"
-                raise NotFoundError(msg, field="question_id")
+            old_grade, old_note, old_state = (None, None, "current") if old is None else old
+            new_note = old_note if note is None else (note.strip() or None)
+            stale = old_state == "stale"
+            if old_grade == grade and old_note == new_note and not stale:
+                return old_grade
+            conn.execute(
+                """
+                INSERT INTO labels (question_id, chunking, chunk_id, reviewer, grade, note,
+                    passage_text, doc_id, start, "end", created_at, updated_at, state)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'current')
+                ON CONFLICT (question_id, chunking, chunk_id, reviewer) DO UPDATE SET
+                    grade = excluded.grade, note = excluded.note,
+                    passage_text = excluded.passage_text, doc_id = excluded.doc_id,
+                    start = excluded.start, "end" = excluded."end",
+                    updated_at = excluded.updated_at, state = 'current'
+                """,
+                (question_id, chunking, chunk_id, reviewer, grade, new_note, *chunk, stamp, stamp),
+            )
+            if old_grade != grade:
+                happened = action
+            elif stale:
+                happened = "confirm"
+            else:
+                happened = "note"
+            append_event(
+                conn,
+                question_id,
+                chunking,
+                chunk_id,
+                reviewer,
+                happened,
+                at=stamp,
+                old_grade=old_grade,
+                new_grade=grade,
+                note=new_note,
+            )
+        return old_grade
+
+    def set_note(
+        self, question_id: str, chunking: str, chunk_id: str, reviewer: str, note: str
+    ) -> bool:
+        """Set the note on ``reviewer``'s label, keeping its grade; True if it changed.
+
+        The grade is read and the note written in one write transaction, so a regrade in
+        another tab can never be undone by a note saved on the older grade. A note explains a
+        grade: without a label it is refused.
+        """
+        reviewer = check_reviewer(reviewer)
+        with self.write() as conn:
             old = conn.execute(
                 "SELECT grade, note FROM labels WHERE question_id = ? AND chunking = ?"
                 " AND chunk_id = ? AND reviewer = ?",
                 (question_id, chunking, chunk_id, reviewer),
             ).fetchone()
-            old_grade, old_note = (None, None) if old is None else old
-            new_note = old_note if note is None else (note.strip() or None)
-            if old_grade == grade and old_note == new_note:
-                return old_grade
+            if old is None:
+                msg = "grade the chunk before adding a note"
+                raise LabelerError(msg, field="note")
+            grade, old_note = old
+            new_note = note.strip() or None
+            if new_note == old_note:
+                return False
+            stamp = now()
             conn.execute(
-                """
-                INSERT INTO labels (question_id, chunking, chunk_id, reviewer, grade, note,
-                    passage_text, doc_id, start, "end", created_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (question_id, chunking, chunk_id, reviewer) DO UPDATE SET
-                    grade = excluded.grade, note = excluded.note,
-                    passage_text = excluded.passage_text, doc_id = excluded.doc_id,
-                    start = excluded.start, "end" = excluded."end",
-                    updated_at = excluded.updated_at
-                """,
-                (question_id, chunking, chunk_id, reviewer, grade, new_note, *chunk, stamp, stamp),
+                "UPDATE labels SET note = ?, updated_at = ? WHERE question_id = ?"
+                " AND chunking = ? AND chunk_id = ? AND reviewer = ?",
+                (new_note, stamp, question_id, chunking, chunk_id, reviewer),
             )
             append_event(
                 conn,
@@ -113,13 +158,30 @@ class LabelStore(StoreBase):
                 chunking,
                 chunk_id,
                 reviewer,
-                action if old_grade != grade else "note",
+                "note",
                 at=stamp,
-                old_grade=old_grade,
+                old_grade=grade,
                 new_grade=grade,
                 note=new_note,
             )
-        return old_grade
+        return True
+
+    @staticmethod
+    def _chunk_for_label(
+        conn: sqlite3.Connection, question_id: str, chunking: str, chunk_id: str
+    ) -> tuple:
+        """(text, doc_id, start, end) of the chunk, after checking both ids exist."""
+        chunk = conn.execute(
+            'SELECT text, doc_id, start, "end" FROM chunks WHERE chunking = ? AND id = ?',
+            (chunking, chunk_id),
+        ).fetchone()
+        if chunk is None:
+            msg = f"unknown chunk {chunk_id!r} in chunking {chunking!r}"
+            raise NotFoundError(msg, field="chunk_id")
+        if conn.execute("SELECT 1 FROM questions WHERE id = ?", (question_id,)).fetchone() is None:
+            msg = f"unknown question {question_id!r}"
+            raise NotFoundError(msg, field="question_id")
+        return chunk
 
     def set_mark(
         self, question_id: str, chunking: str, reviewer: str, *, mark: str, value: bool
@@ -169,8 +231,11 @@ class LabelStore(StoreBase):
         }
 
     def question_labels(self, question_id: str, chunking: str) -> list[dict]:
+        """Every reviewer's label on the question: chunk_id, reviewer, grade, note, updated_at,
+        state ('current' or 'stale') and, for a stale label, the text it was given for."""
         return self.query(
-            "SELECT chunk_id, reviewer, grade, note, updated_at FROM labels"
+            "SELECT chunk_id, reviewer, grade, note, updated_at, state,"
+            " CASE state WHEN 'stale' THEN passage_text END AS graded_text FROM labels"
             " WHERE question_id = ? AND chunking = ? ORDER BY chunk_id, reviewer",
             (question_id, chunking),
         )
@@ -286,6 +351,78 @@ class LabelStore(StoreBase):
     def staged_label_questions(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT DISTINCT question_id FROM staged_labels")]
 
+    # stale labels ---------------------------------------------------------------------------
+
+    def make_stale(self, chunking: str, chunk_ids: Sequence[str]) -> int:
+        """The text of these chunks is being replaced: their current labels and adjudications
+        become stale, with a history row each; returns how many labels went stale.
+
+        A stale label counts as ungraded, so the progress of its reviewer (and of everyone) on
+        its question drops at once; the labelling core recomputes it exactly when the question
+        is next opened.
+        """
+        stamp = now()
+        params = {"chunking": chunking, "ids": json.dumps(list(chunk_ids)), "at": stamp}
+        with self.write() as conn:
+            conn.execute("DROP TABLE IF EXISTS temp.going_stale")
+            conn.execute(
+                "CREATE TEMP TABLE going_stale AS SELECT question_id, chunk_id, reviewer, grade"
+                " FROM labels WHERE chunking = :chunking AND state = 'current'"
+                " AND chunk_id IN (SELECT value FROM json_each(:ids))",
+                params,
+            )
+            stale = int(self.scalar("SELECT count(*) FROM temp.going_stale"))
+            conn.execute(
+                "INSERT INTO label_events (question_id, chunking, chunk_id, reviewer, action,"
+                " old_grade, new_grade, note, at) SELECT question_id, :chunking, chunk_id,"
+                " reviewer, 'stale', grade, grade, 'the chunk text was replaced', :at"
+                " FROM temp.going_stale ORDER BY question_id, chunk_id, reviewer",
+                params,
+            )
+            conn.execute(
+                "UPDATE labels SET state = 'stale', updated_at = :at WHERE chunking = :chunking"
+                " AND state = 'current' AND chunk_id IN (SELECT value FROM json_each(:ids))",
+                params,
+            )
+            conn.execute(
+                "INSERT INTO label_events (question_id, chunking, chunk_id, reviewer, action,"
+                " old_grade, new_grade, note, at) SELECT question_id, :chunking, chunk_id,"
+                " reviewer, 'stale adjudication', grade, grade, 'the chunk text was replaced',"
+                " :at FROM adjudications WHERE chunking = :chunking AND state = 'current'"
+                " AND chunk_id IN (SELECT value FROM json_each(:ids))",
+                params,
+            )
+            conn.execute(
+                "UPDATE adjudications SET state = 'stale' WHERE chunking = :chunking"
+                " AND state = 'current' AND chunk_id IN (SELECT value FROM json_each(:ids))",
+                params,
+            )
+            # Progress: each reviewer loses the grades that went stale, everyone loses the
+            # chunks; a question stays complete only if its reviewer marked it unanswerable.
+            unanswerable = (
+                "coalesce((SELECT max(m.unanswerable) FROM question_marks m"
+                " WHERE m.question_id = progress.question_id AND m.chunking = :chunking"
+                " AND (progress.reviewer = '*' OR m.reviewer = progress.reviewer)), 0)"
+            )
+            conn.execute(
+                f"UPDATE progress SET graded = max(graded - x.n, 0), complete = {unanswerable},"
+                " updated_at = :at FROM (SELECT question_id, reviewer, count(*) AS n"
+                " FROM temp.going_stale GROUP BY question_id, reviewer) AS x"
+                " WHERE progress.chunking = :chunking AND progress.question_id = x.question_id"
+                " AND progress.reviewer = x.reviewer",
+                params,
+            )
+            conn.execute(
+                f"UPDATE progress SET graded = max(graded - x.n, 0), complete = {unanswerable},"
+                " updated_at = :at FROM (SELECT question_id, count(DISTINCT chunk_id) AS n"
+                " FROM temp.going_stale GROUP BY question_id) AS x"
+                " WHERE progress.chunking = :chunking AND progress.question_id = x.question_id"
+                f" AND progress.reviewer = '{EVERYONE}'",
+                params,
+            )
+            conn.execute("DROP TABLE temp.going_stale")
+        return stale
+
     # progress ---------------------------------------------------------------------------------
 
     def save_progress(
@@ -331,11 +468,11 @@ class LabelStore(StoreBase):
         return {"total": total, "everyone": everyone, "mine": mine}
 
     def grades_since(self, reviewer: str, since: datetime) -> int:
-        """Grades ``reviewer`` gave by hand since ``since`` (imports do not count)."""
+        """Grades ``reviewer`` gave or confirmed by hand since ``since`` (not imports)."""
         return int(
             self.scalar(
                 "SELECT count(*) FROM label_events WHERE reviewer = ? AND at >= ?"
-                " AND action = 'grade'",
+                " AND action IN ('grade', 'confirm')",
                 (reviewer, since.astimezone(UTC).isoformat(timespec="microseconds")),
             )
         )

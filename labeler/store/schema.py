@@ -589,3 +589,19 @@ def pools(db: sqlite_utils.Database) -> None:
         ) WITHOUT ROWID;
         """
     )
+
+
+@migrations(name="0004_label_state")
+def label_state(db: sqlite_utils.Database) -> None:
+    """A label (and an adjudication) is 'current', or 'stale' when its chunk's text was replaced
+    after it was given: a stale grade counts as ungraded and is left out of exports until a
+    reviewer confirms or changes it. Labels are found by chunk, for the re-import check."""
+    db.executescript(
+        """
+        ALTER TABLE labels ADD COLUMN state TEXT NOT NULL DEFAULT 'current'
+            CHECK (state IN ('current', 'stale'));
+        ALTER TABLE adjudications ADD COLUMN state TEXT NOT NULL DEFAULT 'current'
+            CHECK (state IN ('current', 'stale'));
+        CREATE INDEX labels_by_chunk ON labels (chunking, chunk_id);
+        """
+    )

@@ -1,8 +1,13 @@
 """Grade chunks: one question at a time, its candidates as cards, a grade per keystroke.
 
 Keys (native button shortcuts, inactive while typing in a text box): 0/1/2 grade the current
-chunk and move to the next ungraded one, J/K move between chunks, N/P between questions,
-U marks the question unanswerable, S skips it. No key clears a grade.
+chunk and move to the next one that needs a grade, J/K move between chunks, N/P between
+questions, U marks the question unanswerable, S skips it. No key clears a grade.
+
+The question, its toolbar and its cards are one fragment (``label_grading``): a key press reruns
+only them, not the sidebar. The progress in the sidebar is a second small fragment, rerun with
+the first by every write. Which question comes next and where the cursor goes are decided by
+``labeler.labeling`` (queues, ``after_grade``); this page only keeps the reviewer's place.
 """
 
 from __future__ import annotations
@@ -12,45 +17,31 @@ import json
 
 import streamlit as st
 
-from labeler import labeling, pooling
-from labeler.app.state import flash, get_store, reviewer, safely
+from labeler import labeling
+from labeler.app.state import flash, get_store, reviewer, safely, show_flash, store_fragment
 from labeler.app.widgets import safe_text_html, show_text, tags_html
 from labeler.candidates import describe_sources
 from labeler.models import Grade
-from labeler.store import fts_terms
+from labeler.store import match_spans
 
 GRADE_NAMES = {0: "0 · not relevant", 1: "1 · helps partly", 2: "2 · answers it"}
-GRADE_SHORT = {2: "2 answers", 1: "1 partly", 0: "0 no"}
+GRADING = "label_grading"
+PROGRESS = "label_progress"
 
 store = get_store()
 me = reviewer()
-chunking = store.current_chunking()
+
+
+def _queue_options() -> dict:
+    return {"queue": st.session_state.get("label_queue"), "tag": st.session_state.get("label_tag")}
+
+
+def _redraw() -> None:
+    """After a write: rerun the grading fragment and the progress beside it, nothing else."""
+    st.rerun([GRADING, PROGRESS])
 
 
 # navigation ---------------------------------------------------------------------------------
-
-
-def _queue(tag: str | None) -> list[dict]:
-    rows = store.queue(chunking, me, tag=tag)
-    return sorted(rows, key=lambda r: r["id"])
-
-
-def _next_question(current: str | None, tag: str | None) -> str | None:
-    """The first question after ``current`` (by id, wrapping) that still needs work:
-    untouched or started first, then skipped ones; else simply the next one."""
-    rows = _queue(tag)
-    if not rows:
-        return None
-    ids = [r["id"] for r in rows]
-    start = ids.index(current) + 1 if current in ids else 0
-    ordered = rows[start:] + rows[:start]
-    for wanted in (("todo", "started"), ("skipped",)):
-        for row in ordered:
-            if row["state"] in wanted and row["id"] != current:
-                return row["id"]
-    return (
-        ordered[0]["id"] if ordered[0]["id"] != current or len(ordered) == 1 else ordered[1]["id"]
-    )
 
 
 def _go(question_id: str | None, *, remember: bool = True) -> None:
@@ -60,23 +51,22 @@ def _go(question_id: str | None, *, remember: bool = True) -> None:
     if remember and current:
         st.session_state.setdefault("label_history", []).append(current)
     st.query_params["question"] = question_id
-    st.session_state["label_cursor"] = 0
 
 
+@safely
 def go_next() -> None:
-    _go(_next_question(st.query_params.get("question"), st.session_state.get("label_tag")))
+    current = st.query_params.get("question")
+    _go(labeling.next_question(store, me, current, **_queue_options()))
 
 
+@safely
 def go_previous() -> None:
     history = st.session_state.get("label_history", [])
     if history:
         _go(history.pop(), remember=False)
         return
-    rows = _queue(st.session_state.get("label_tag"))
-    ids = [r["id"] for r in rows]
     current = st.query_params.get("question")
-    if current in ids and ids:
-        _go(ids[ids.index(current) - 1])
+    _go(labeling.previous_question(store, me, current, **_queue_options()))
 
 
 def go_to(question_id: str) -> None:
@@ -89,8 +79,9 @@ def go_to(question_id: str) -> None:
 
 def move_cursor(step: int) -> None:
     count = len(st.session_state.get("label_chunk_ids", []))
-    if count:
-        st.session_state["label_cursor"] = (st.session_state.get("label_cursor", 0) + step) % count
+    st.session_state["label_cursor"] = labeling.move(
+        count, st.session_state.get("label_cursor", 0), step
+    )
 
 
 # writes -------------------------------------------------------------------------------------
@@ -102,71 +93,84 @@ def _widget_key(question_id: str, chunk_id: str) -> str:
 
 @safely
 def grade_current(value: int) -> None:
-    """A grade key: grade the current chunk, then move to the next one still ungraded."""
+    """A grade key: grade the current chunk, then move to the next one that needs a grade."""
     question_id = st.session_state.get("label_qid")
     chunk_ids = st.session_state.get("label_chunk_ids", [])
     if not question_id or not chunk_ids:
         return
     cursor = min(st.session_state.get("label_cursor", 0), len(chunk_ids) - 1)
-    chunk_id = chunk_ids[cursor]
-    labeling.grade(store, question_id, chunk_id, me, value, chunking=chunking)
-    st.session_state[_widget_key(question_id, chunk_id)] = value
-    graded = {c for c in chunk_ids if st.session_state.get(_widget_key(question_id, c)) is not None}
-    order = list(range(cursor + 1, len(chunk_ids))) + list(range(cursor + 1))
-    st.session_state["label_cursor"] = next(
-        (i for i in order if chunk_ids[i] not in graded), min(cursor + 1, len(chunk_ids) - 1)
-    )
+    labeling.grade(store, question_id, chunk_ids[cursor], me, value)
+    needs = st.session_state.get("label_needs", [True] * len(chunk_ids))
+    st.session_state["label_cursor"] = labeling.after_grade(needs, cursor)
+    _redraw()
 
 
 @safely
 def grade_clicked(question_id: str, chunk_id: str, index: int) -> None:
     value = st.session_state.get(_widget_key(question_id, chunk_id))
-    if value is not None:
-        labeling.grade(store, question_id, chunk_id, me, value, chunking=chunking)
     st.session_state["label_cursor"] = index
+    if value is not None:
+        labeling.grade(store, question_id, chunk_id, me, value)
+        _redraw()
 
 
 @safely
 def save_note(question_id: str, chunk_id: str) -> None:
     note = st.session_state.get(f"label_note::{question_id}::{chunk_id}", "")
-    labeling.set_note(store, question_id, chunk_id, me, note, chunking=chunking)
+    labeling.set_note(store, question_id, chunk_id, me, note)
     flash("Note saved.")
 
 
 @safely
 def toggle_unanswerable(question_id: str, value: bool) -> None:
-    labeling.mark(store, question_id, me, unanswerable=value, chunking=chunking)
+    labeling.mark(store, question_id, me, unanswerable=value)
     flash("Marked unanswerable." if value else "Unanswerable mark removed.")
+    _redraw()
 
 
 @safely
 def skip(question_id: str) -> None:
-    labeling.mark(store, question_id, me, skipped=True, chunking=chunking)
+    labeling.mark(store, question_id, me, skipped=True)
     go_next()
+    _redraw()
 
 
 @safely
 def add_from_search(question_id: str, chunk_id: str) -> None:
-    if labeling.add_candidate(store, question_id, chunk_id, me, chunking=chunking):
+    if labeling.add_candidate(store, question_id, chunk_id, me):
         flash(f"Added {chunk_id} to the candidates.")
+    _redraw()
 
 
-# page ---------------------------------------------------------------------------------------
+# sidebar ------------------------------------------------------------------------------------
 
 
-def sidebar(counts: dict[str, int]) -> None:
+@store_fragment(key=PROGRESS)
+def progress_panel() -> None:
+    counts = labeling.progress(store, me)
+    total = max(counts["total"], 1)
+    st.progress(
+        counts["mine"] / total, text=f"You: {counts['mine']} of {counts['total']} fully graded"
+    )
+    st.progress(
+        counts["everyone"] / total, text=f"Everyone: {counts['everyone']} of {counts['total']}"
+    )
+    st.caption(f"Grades you gave today: {counts['today']}")
+
+
+def sidebar() -> None:
     with st.sidebar:
-        total = max(counts["total"], 1)
-        st.progress(
-            counts["mine"] / total, text=f"You: {counts['mine']} of {counts['total']} fully graded"
-        )
-        st.progress(
-            counts["everyone"] / total, text=f"Everyone: {counts['everyone']} of {counts['total']}"
-        )
-        st.caption(f"Grades you gave today: {counts['today']}")
+        progress_panel()
+        if len(labeling.QUEUES) > 1:
+            st.selectbox(
+                "Queue",
+                list(labeling.QUEUES),
+                key="label_queue",
+                format_func=lambda name: labeling.QUEUES[name].title,
+            )
         tags = [t for t, _ in store.all_tags()]
         st.selectbox(
-            "Queue: only questions tagged",
+            "Only questions tagged",
             [None, *tags],
             key="label_tag",
             format_func=lambda t: "all questions" if t is None else t,
@@ -186,20 +190,28 @@ def sidebar(counts: dict[str, int]) -> None:
         )
 
 
+# the grading fragment -----------------------------------------------------------------------
+
+
 def choose_question() -> str | None:
     current = st.query_params.get("question")
     if current and store.get_question(current) is not None:
         return current
     if current:
         st.warning(f"There is no question with id {current!r}; showing the next one to grade.")
-    first = _next_question(None, st.session_state.get("label_tag"))
+    first = labeling.next_question(store, me, None, **_queue_options())
     if first is not None:
         st.query_params["question"] = first
     return first
 
 
-def toolbar(view: labeling.QuestionView) -> None:
-    """The keys, as buttons: each shows its key, and the key works while focus is not in a box."""
+def toolbar(view: labeling.QuestionView, cursor: int) -> None:
+    """The keys, as buttons: each shows its key, and the key works while focus is not in a box.
+
+    The grade buttons look alike until the current chunk has a grade; then that one is filled.
+    """
+    current = view.candidates[cursor] if view.candidates else None
+    shown = None if current is None or current.needs_grade else int(current.grade)
     with st.container(horizontal=True, vertical_alignment="center", key="label_toolbar"):
         for value in (2, 1, 0):
             st.button(
@@ -209,8 +221,8 @@ def toolbar(view: labeling.QuestionView) -> None:
                 on_click=grade_current,
                 args=(value,),
                 disabled=not view.candidates,
-                type="primary" if value == 2 else "secondary",
-                help="Grade the highlighted chunk and move to the next ungraded one",
+                type="primary" if value == shown else "secondary",
+                help="Grade the highlighted chunk and move to the next one to grade",
             )
         st.button(
             "",
@@ -269,7 +281,7 @@ def toolbar(view: labeling.QuestionView) -> None:
         )
 
 
-def question_header(view: labeling.QuestionView, terms: list[str]) -> None:
+def question_header(view: labeling.QuestionView) -> None:
     q = view.question
     graded, total = view.graded, len(view.candidates)
     state = "fully graded" if view.complete else f"{graded} of {total} chunks graded"
@@ -277,20 +289,22 @@ def question_header(view: labeling.QuestionView, terms: list[str]) -> None:
         state = "marked unanswerable by you"
     elif view.skipped:
         state += " · skipped"
+    if view.stale:
+        state += f" · {view.stale} to check again (text changed)"
     st.caption(f"Question {q.id} · {state}")
     st.html(safe_text_html(q.text, css_class="lbl-question"))
     if q.tags:
         st.html(tags_html(q.tags))
     if q.reference_answer:
         with st.expander("Reference answer", expanded=False):
-            show_text(q.reference_answer, terms)
-    if view.unanswerable and any(c.grade == Grade.ANSWERS for c in view.candidates):
+            show_text(q.reference_answer, q.text)
+    if view.unanswerable and any(c.grade == Grade.ANSWERS and not c.stale for c in view.candidates):
         st.warning("You marked this question unanswerable but graded a chunk 2 (answers it).")
     if view.others_unanswerable:
         st.info("Also marked unanswerable by: " + ", ".join(view.others_unanswerable))
 
 
-def surrounding_text(candidate: labeling.CandidateView, terms: list[str]) -> None:
+def surrounding_text(candidate: labeling.CandidateView, question: str) -> None:
     chunk = candidate.chunk
     around = store.neighbours(chunk, before=1, after=1)
     if len(around) == 1:
@@ -298,16 +312,28 @@ def surrounding_text(candidate: labeling.CandidateView, terms: list[str]) -> Non
         return
     for other in around:
         if other.id == chunk.id:
-            show_text(other.text, terms)
+            show_text(other.text, question)
         else:
             show_text(other.text, css_class="lbl-context")
+
+
+def stale_notice(candidate: labeling.CandidateView) -> None:
+    """The chunk's text changed after this grade was given: show the text that was graded."""
+    st.warning(
+        f"Text changed since graded: you gave {GRADE_NAMES[int(candidate.grade)]} for the"
+        " text below. It counts as ungraded until you confirm it (the same grade) or change it.",
+        icon=":material/history:",
+    )
+    with st.container(border=True):
+        st.caption("The text you graded")
+        show_text(candidate.graded_text or "", css_class="lbl-context")
 
 
 def card(
     view: labeling.QuestionView,
     index: int,
     candidate: labeling.CandidateView,
-    terms: list[str],
+    spans: list,
     cursor: int,
 ) -> None:
     chunk = candidate.chunk
@@ -319,16 +345,18 @@ def card(
             f"<b>{'▶ ' if index == cursor else ''}{html.escape(head)}</b>"
             f"<span>{html.escape(chunk.id)}</span></div>"
         )
-        show_text(chunk.text, terms)
+        st.html(safe_text_html(chunk.text, spans=spans))
+        if candidate.stale:
+            stale_notice(candidate)
         with st.container(horizontal=True, vertical_alignment="center"):
             key = _widget_key(q.id, chunk.id)
-            st.session_state[key] = None if candidate.grade is None else int(candidate.grade)
+            st.session_state[key] = None if candidate.needs_grade else int(candidate.grade)
             st.segmented_control(
                 "Grade",
                 [2, 1, 0],
                 key=key,
                 format_func=GRADE_NAMES.get,
-                required=candidate.grade is not None,
+                required=not candidate.needs_grade,
                 on_change=grade_clicked,
                 args=(q.id, chunk.id, index),
                 label_visibility="collapsed",
@@ -356,7 +384,7 @@ def card(
             st.text(candidate.note)
         if "context" in opened:
             with st.container(border=True):
-                surrounding_text(candidate, terms)
+                surrounding_text(candidate, q.text)
 
 
 def note_editor(question_id: str, candidate: labeling.CandidateView) -> None:
@@ -375,19 +403,19 @@ def note_editor(question_id: str, candidate: labeling.CandidateView) -> None:
     )
 
 
-def search_box(view: labeling.QuestionView, terms: list[str]) -> None:
+def search_box(view: labeling.QuestionView) -> None:
     with st.expander("Search the corpus for a chunk the retrievers missed"):
         query = st.text_input("Search", key="label_search", placeholder="words to find")
         if not query.strip():
             return
         in_pool = {c.chunk.id for c in view.candidates}
-        hits = store.search_chunks(chunking, query, limit=10)
+        hits = store.search_chunks(view.chunking, query, limit=10)
         if not hits:
             st.caption("No chunk matches.")
-        for hit in hits:
+        for hit, spans in zip(hits, match_spans([h.text for h in hits], query), strict=True):
             with st.container(border=True):
                 st.text(f"{hit.title or hit.doc_id or ''}  ·  {hit.id}")
-                show_text(hit.text, fts_terms(query))
+                show_text(hit.text, spans=spans)
                 st.button(
                     "Already a candidate" if hit.id in in_pool else "Add to candidates",
                     key=f"label_add::{hit.id}",
@@ -411,34 +439,23 @@ def keep_in_view(key: str, question_id: str) -> None:
     )
 
 
-def render() -> None:
-    counts = labeling.progress(store, me, chunking=chunking)
-    sidebar(counts)
+@store_fragment(key=GRADING)
+def grading() -> None:
+    show_flash()
     question_id = choose_question()
     if question_id is None:
         st.title("Nothing to grade yet")
         st.write("Import questions and chunks first (see the Data page), or run `labeler demo`.")
         return
-    question = store.get_question(question_id)
-    if not pooling.pool_ready(store, question, chunking):
-        # A jump to a question whose pool was not computed ahead: its search runs now.
-        with st.spinner("Searching the corpus for this question's candidates…"):
-            pooling.ensure_search_pool(store, question, chunking)
-    view = labeling.open_question(store, question_id, me, chunking=chunking)
-    # The next questions' pools are computed meanwhile, on the worker's own thread.
-    pooling.PoolWorker.shared(store.path).follow(
-        chunking, me, question_id, tag=st.session_state.get("label_tag")
-    )
-    terms = fts_terms(view.question.text)
-    chunk_ids = [c.chunk.id for c in view.candidates]
+    view = labeling.open_question(store, question_id, me)
     if st.session_state.get("label_qid") != question_id:
-        first_open = next((i for i, c in enumerate(view.candidates) if c.grade is None), 0)
-        st.session_state["label_cursor"] = first_open
+        st.session_state["label_cursor"] = labeling.first_to_grade(view)
     st.session_state["label_qid"] = question_id
-    st.session_state["label_chunk_ids"] = chunk_ids
-    cursor = min(st.session_state.get("label_cursor", 0), max(len(chunk_ids) - 1, 0))
-    question_header(view, terms)
-    toolbar(view)
+    st.session_state["label_chunk_ids"] = [c.chunk.id for c in view.candidates]
+    st.session_state["label_needs"] = [c.needs_grade for c in view.candidates]
+    cursor = min(st.session_state.get("label_cursor", 0), max(len(view.candidates) - 1, 0))
+    question_header(view)
+    toolbar(view, cursor)
     if not view.candidates:
         st.info(
             "No candidate chunks for this question yet: search the corpus below, or mark it "
@@ -449,9 +466,11 @@ def render() -> None:
         " box-shadow: 0 0 0 3px #ffe8cc; }</style>"
     )
     keep_in_view(f"label_card_{cursor}", question_id)
-    for index, candidate in enumerate(view.candidates):
-        card(view, index, candidate, terms, cursor)
-    search_box(view, terms)
+    all_spans = match_spans([c.chunk.text for c in view.candidates], view.question.text)
+    for index, (candidate, spans) in enumerate(zip(view.candidates, all_spans, strict=True)):
+        card(view, index, candidate, spans, cursor)
+    search_box(view)
 
 
-render()
+sidebar()
+grading()
