@@ -143,6 +143,19 @@ def diff_versions(old: str | Path, new: str | Path) -> VersionDiff:
     return diff_contents(read_version(old).content, read_version(new).content)
 
 
+def describe_changes(summary: dict[str, int], parent: int) -> str:
+    """The one sentence saying what changed since the parent version (CLI and app alike)."""
+    text = (
+        f"since v{parent}: {summary['questions_added']} questions added,"
+        f" {summary['questions_removed']} removed, {summary['questions_edited']} edited;"
+        f" {summary['labels_added']} labels added, {summary['labels_removed']} removed,"
+        f" {summary['labels_regraded']} regraded"
+    )
+    if summary.get("chunks_changed"):
+        text += f"; {summary['chunks_changed']} chunk texts changed"
+    return text
+
+
 def changes_record(diff: VersionDiff, parent: int) -> dict:
     """The manifest's "changes": counts, and the ids of questions added, removed and edited."""
     return {
@@ -160,6 +173,7 @@ __all__ = [
     "QuestionChange",
     "VersionDiff",
     "changes_record",
+    "describe_changes",
     "diff_contents",
     "diff_versions",
 ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import io
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -104,34 +104,38 @@ def names_under(out: str | Path) -> list[str]:
     )
 
 
+def check_version(name: str, number: int, path: Path) -> VersionInfo:
+    """One version folder, read and checked against its manifest's hash (no database record).
+
+    A version never changes, so the app caches this by the folder's file stamps.
+    """
+    try:
+        manifest = read_manifest(path)
+    except LabelerError as error:
+        return VersionInfo(name, number, path, None, problem=error.message)
+    return VersionInfo(name, number, path, manifest, changed=tuple(changed_files(path, manifest)))
+
+
+def witnessed(info: VersionInfo, record: dict | None) -> VersionInfo:
+    """``info`` with the hash the database recorded when it exported that very folder.
+
+    Only a record of this very folder is a witness: the same name may be exported into another
+    folder (a trial run in /tmp) from the same database.
+    """
+    if info.manifest is None or record is None:
+        return info
+    if Path(record["path"]).resolve() != info.path.resolve():
+        return info
+    return replace(info, recorded_hash=record["content_hash"])
+
+
 def list_versions(out: str | Path, name: str, *, store: Store | None = None) -> list[VersionInfo]:
     """Every version of ``name`` under ``out``, oldest first, each checked against its hash."""
     recorded = store.recorded_versions(name) if store is not None else {}
-    infos = []
-    for number, path in version_dirs(out, name):
-        # Only a record of this very folder is a witness: the same name may be exported into
-        # another folder (a trial run in /tmp) from the same database.
-        record = recorded.get(number)
-        same_folder = record is not None and Path(record["path"]).resolve() == path.resolve()
-        recorded_hash = record["content_hash"] if same_folder else None
-        try:
-            manifest = read_manifest(path)
-        except LabelerError as error:
-            infos.append(
-                VersionInfo(name, number, path, None, problem=error.message, recorded_hash=None)
-            )
-            continue
-        infos.append(
-            VersionInfo(
-                name,
-                number,
-                path,
-                manifest,
-                changed=tuple(changed_files(path, manifest)),
-                recorded_hash=recorded_hash,
-            )
-        )
-    return infos
+    return [
+        witnessed(check_version(name, number, path), recorded.get(number))
+        for number, path in version_dirs(out, name)
+    ]
 
 
 def database_hash(store: Store, folder: Path, manifest: dict) -> str | None:
@@ -220,10 +224,12 @@ __all__ = [
     "VersionInfo",
     "check_intact",
     "check_record",
+    "check_version",
     "database_hash",
     "list_versions",
     "names_under",
     "parse_version_ref",
     "resolve_version",
+    "witnessed",
     "zip_version",
 ]

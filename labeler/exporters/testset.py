@@ -109,6 +109,8 @@ class ExportPlan:
     existing: int | None
     disagreements: tuple[Disagreement, ...]
     missing_chunks: int = 0
+    # Labels left out because their chunk's text changed since they were given (see labeling).
+    stale_labels: int = 0
 
     def manifest(self, created: str) -> dict:
         return {
@@ -156,6 +158,7 @@ class ExportResult:
             "selection": plan.selection.as_dict(),
             "changes": None if plan.diff is None else plan.diff.summary(),
             "missing_chunks": plan.missing_chunks,
+            "stale_labels": plan.stale_labels,
         }
 
 
@@ -276,6 +279,12 @@ def plan_export(
             labels, marks, adjudications, policy=get_policy(selection.policy), questions=ids
         )
         content, missing = _content(store, chunking, questions, agreed)
+        wanted = set(selection.tags)
+        stale = sum(
+            1
+            for row in store.stale_labels(chunking, selection.statuses())
+            if not wanted or wanted & set(row["tags"])
+        )
 
     files = serialise(content)
     fields = {
@@ -310,6 +319,7 @@ def plan_export(
         existing=existing,
         disagreements=agreed.disagreements,
         missing_chunks=missing,
+        stale_labels=stale,
     )
 
 

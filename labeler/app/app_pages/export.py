@@ -1,26 +1,81 @@
 """Export: create a test-set version (preview first), see the history, compare two versions,
 download one as a zip. Every action calls the same core functions as the CLI.
 
-Versions are written to ``$LABELER_EXPORTS``, else to ``exports/`` next to the database.
+Versions are written where the CLI writes them for this database (``labeler.config``:
+``$LABELER_EXPORTS``, else ``exports/`` next to the database).
+
+A version never changes once written, so what is read from one (its check against the hash,
+its content, a diff of two) is cached across reruns and sessions, keyed by the stamps (size,
+modification time) of its files: a hand edit changes a stamp and is read and reported afresh.
+The history, the comparison and the download are fragments: changing a version in one of their
+selectboxes reruns that part only.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import streamlit as st
 
-from labeler.app.state import db_path, get_store, user_errors
+from labeler.app.state import exports_path, get_store, store_fragment, user_errors
 from labeler.exporters.consensus import POLICIES, DisagreementError
-from labeler.exporters.diff import diff_versions
-from labeler.exporters.history import list_versions, names_under, zip_version
+from labeler.exporters.diff import VersionDiff, describe_changes, diff_contents
+from labeler.exporters.history import (
+    VersionInfo,
+    check_version,
+    names_under,
+    witnessed,
+    zip_version,
+)
+from labeler.version_format import CONTENT_FILES, MANIFEST, Content, read_version, version_dirs
 from labeler.exporters.testset import Selection, export_testset, plan_export
 
 store = get_store()
-OUT = Path(os.environ.get("LABELER_EXPORTS") or Path(db_path()).resolve().parent / "exports")
+OUT = Path(exports_path())
 NO_POLICY = "stop and list them"
 LAST = "export_last"
+
+
+# cached reads of immutable versions ---------------------------------------------------------
+
+
+def stamp(path: Path) -> tuple:
+    """What identifies a version folder's files as they are now: name, size, mtime of each."""
+    found = []
+    for name in (MANIFEST, *CONTENT_FILES):
+        try:
+            info = (path / name).stat()
+        except OSError:
+            found.append((name, None, None))
+        else:
+            found.append((name, info.st_size, info.st_mtime_ns))
+    return tuple(found)
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def checked(name: str, number: int, path: str, files: tuple) -> VersionInfo:
+    return check_version(name, number, Path(path))
+
+
+@st.cache_resource(max_entries=16, show_spinner="Reading the version…")
+def content(path: str, files: tuple) -> Content:
+    return read_version(path).content
+
+
+@st.cache_resource(max_entries=32, show_spinner="Comparing…")
+def compared(old: str, old_stamp: tuple, new: str, new_stamp: tuple) -> tuple[VersionDiff, list]:
+    diff = diff_contents(content(old, old_stamp), content(new, new_stamp))
+    return diff, change_rows(diff)
+
+
+def versions(name: str) -> list[VersionInfo]:
+    """The versions of ``name``, oldest first, each checked (cached) and witnessed by the
+    database's record of its export (read fresh: it is one small query)."""
+    recorded = store.recorded_versions(name)
+    return [
+        witnessed(checked(name, number, str(path), stamp(path)), recorded.get(number))
+        for number, path in version_dirs(OUT, name)
+    ]
 
 
 def selection_form() -> tuple[str, Selection, str | None]:
@@ -103,14 +158,14 @@ def show_summary(data: dict) -> None:
         f" · adjudicated {counts['adjudicated']} · settled by policy"
         f" {counts['settled_by_policy']} · {data['content_hash']}"
     )
-    if data.get("changes_rows") is not None:
-        summary = data["changes"]
-        st.caption(
-            f"Since v{data['parent']}: {summary['questions_added']} questions added,"
-            f" {summary['questions_removed']} removed, {summary['questions_edited']} edited;"
-            f" {summary['labels_added']} labels added, {summary['labels_removed']} removed,"
-            f" {summary['labels_regraded']} regraded"
+    if data.get("stale"):
+        st.warning(
+            f"{data['stale']} stale label(s) left out: their chunk's text changed since they"
+            " were given, and no reviewer has confirmed them yet (see the grading page).",
+            icon=":material/history:",
         )
+    if data.get("changes_rows") is not None:
+        st.caption(describe_changes(data["changes"], data["parent"]).capitalize())
         if data["changes_rows"]:
             with st.container(key="export_changes"):
                 st.dataframe(data["changes_rows"], hide_index=True)
@@ -129,6 +184,7 @@ def remember_plan(name: str, selection: Selection) -> None:
         "content_hash": plan.content_hash,
         "changes": None if plan.diff is None else plan.diff.summary(),
         "changes_rows": None if plan.diff is None else change_rows(plan.diff),
+        "stale": plan.stale_labels,
         "disagreements": [
             {
                 "question": d.question_id,
@@ -156,6 +212,7 @@ def create(name: str, selection: Selection) -> None:
         "content_hash": result.plan.content_hash,
         "changes": None if result.plan.diff is None else result.plan.diff.summary(),
         "changes_rows": None if result.plan.diff is None else change_rows(result.plan.diff),
+        "stale": result.plan.stale_labels,
         "disagreements": [],
     }
     st.session_state["export_history_name"] = name
@@ -206,6 +263,7 @@ def history_row(info) -> dict:
     }
 
 
+@store_fragment
 def history() -> None:
     st.subheader("History")
     names = names_under(OUT)
@@ -213,7 +271,7 @@ def history() -> None:
         st.caption(f"No test sets in `{OUT}` yet.")
         return
     name = st.selectbox("Test set", names, key="export_history_name")
-    infos = list_versions(OUT, name, store=store)
+    infos = versions(name)
     broken = [i for i in infos if not i.intact]
     if broken:
         st.error(
@@ -226,11 +284,13 @@ def history() -> None:
             hide_index=True,
         )
     numbers = [i.number for i in reversed(infos)]
-    compare(name, numbers, {i.number: i.path for i in infos})
-    download(name, numbers, {i.number: i.path for i in infos})
+    paths = {i.number: i.path for i in infos}
+    compare(numbers, paths)
+    download(name, numbers, paths)
 
 
-def compare(name: str, numbers: list[int], paths: dict[int, Path]) -> None:
+@st.fragment
+def compare(numbers: list[int], paths: dict[int, Path]) -> None:
     st.subheader("Compare two versions")
     if len(numbers) < 2:
         st.caption("Only one version so far.")
@@ -239,7 +299,9 @@ def compare(name: str, numbers: list[int], paths: dict[int, Path]) -> None:
     old = left.selectbox("From", numbers, index=1, key="export_diff_old", format_func="v{}".format)
     new = right.selectbox("To", numbers, index=0, key="export_diff_new", format_func="v{}".format)
     with user_errors():
-        diff = diff_versions(paths[old], paths[new])
+        diff, rows = compared(
+            str(paths[old]), stamp(paths[old]), str(paths[new]), stamp(paths[new])
+        )
         summary = diff.summary()
         a, b, c = st.columns(3)
         a.metric(
@@ -256,12 +318,13 @@ def compare(name: str, numbers: list[int], paths: dict[int, Path]) -> None:
             st.caption("No differences.")
         else:
             with st.container(key="export_diff"):
-                st.dataframe(change_rows(diff), hide_index=True)
+                st.dataframe(rows, hide_index=True)
         if diff.chunks_changed:
             st.caption("Chunks whose text, title or document changed:")
             st.text(", ".join(diff.chunks_changed))
 
 
+@st.fragment
 def download(name: str, numbers: list[int], paths: dict[int, Path]) -> None:
     st.subheader("Download")
     number = st.selectbox(
