@@ -145,6 +145,17 @@ def test_the_same_state_exports_byte_identical_apart_from_the_time(
     ]
 
 
+def _replace_text_and_confirm(store: Store) -> None:
+    """A chunk's new text, accepted: its labels go stale, and the reviewer confirms them."""
+    store.upsert_chunks(
+        "default",
+        [{"id": "pagination", "text": "Use next_cursor to page."}],
+        replace_text=True,
+    )
+    store.set_grade("q1", "default", "pagination", "ana", 0)
+    store.set_grade("q2", "default", "pagination", "ana", 2)
+
+
 CHANGES = {
     "question text": lambda s: s.upsert_questions([{"id": "q1", "text": "How to retry a 429?"}]),
     "reference answer": lambda s: s.upsert_questions(
@@ -161,19 +172,7 @@ CHANGES = {
     ),
     "a grade": lambda s: s.set_grade("q1", "default", "error-codes", "ana", 2),
     "a new label": lambda s: s.set_grade("q2", "default", "webhooks", "ana", 0),
-    "a chunk text": lambda s: s.upsert_chunks(
-        "default",
-        [
-            {
-                "id": "pagination",
-                "doc_id": "api",
-                "title": "Pagination",
-                "start": 186,
-                "end": 243,
-                "text": "Use next_cursor to page.",
-            }
-        ],
-    ),
+    "a chunk text": lambda s: _replace_text_and_confirm(s),
     "an unanswerable mark": lambda s: s.set_mark(
         "q3", "default", "ana", mark="unanswerable", value=False
     ),

@@ -5,6 +5,7 @@ import subprocess
 import sys
 import textwrap
 
+from labeler import labeling
 from labeler.store import Store
 
 QUESTIONS = 4
@@ -70,3 +71,67 @@ def test_two_processes_writing_grades_lose_nothing(tmp_path) -> None:
             "SELECT count(*) FROM progress WHERE complete = 1 AND reviewer IN ('ana', 'ben')"
         )
         assert done == 2 * QUESTIONS
+
+
+# One tab regrades a chunk round and round (0, 1, 2, 0, ...) while another tab of the same
+# reviewer saves notes on it. A note must never change the grade: every grade change in the
+# history is one step of the cycle, and the last grade is the last one given.
+REGRADER = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+    from labeler import labeling
+    from labeler.store import Store
+
+    path, rounds, go = sys.argv[1], int(sys.argv[2]), Path(sys.argv[3])
+    while not go.exists():
+        time.sleep(0.005)
+    with Store(path) as store:
+        for step in range(1, rounds + 1):
+            labeling.grade(store, "q0", "c0", "ana", step % 3)
+    """
+)
+NOTER = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+    from labeler import labeling
+    from labeler.store import Store
+
+    path, rounds, go = sys.argv[1], int(sys.argv[2]), Path(sys.argv[3])
+    while not go.exists():
+        time.sleep(0.005)
+    with Store(path) as store:
+        for step in range(rounds):
+            labeling.set_note(store, "q0", "c0", "ana", f"note {step}")
+    """
+)
+
+
+def test_a_note_saved_while_regrading_never_reverts_the_grade(tmp_path) -> None:
+    rounds = 1500
+    path = str(tmp_path / "shared.db")
+    with Store(path) as store:
+        store.ensure_chunking("default")
+        store.upsert_chunks("default", [{"id": "c0", "text": "chunk 0"}])
+        store.upsert_questions([{"id": "q0", "text": "question 0"}])
+        labeling.grade(store, "q0", "c0", "ana", 0)
+    go = tmp_path / "go"
+    workers = [
+        subprocess.Popen([sys.executable, "-c", code, path, str(rounds), str(go)])
+        for code in (REGRADER, NOTER)
+    ]
+    go.touch()
+    for worker in workers:
+        assert worker.wait(timeout=300) == 0
+    with Store(path) as store:
+        changes = [
+            (e["old_grade"], e["new_grade"])
+            for e in store.label_history("q0")
+            if e["old_grade"] is not None and e["old_grade"] != e["new_grade"]
+        ]
+        label = store.question_labels("q0", "default")[0]
+    backwards = [change for change in changes if change[1] != (change[0] + 1) % 3]
+    assert backwards == []
+    assert len(changes) == rounds
+    assert label["grade"] == rounds % 3

@@ -25,33 +25,51 @@ BATCH = 20_000
 
 
 def import_chunks(
-    store: Store, path: str | Path, *, chunking: str = "default", progress: Progress | None = None
+    store: Store,
+    path: str | Path,
+    *,
+    chunking: str = "default",
+    progress: Progress | None = None,
+    replace_text: bool = False,
 ) -> ImportReport:
     """Chunks with ``id`` and ``text``; optional ``doc_id``, ``title``, ``start``, ``end``
     (character offsets in the document) and ``metadata`` (an object, or its JSON as text).
 
     One transaction: a bad line anywhere, or a file with no chunk, leaves the database
-    untouched (a new chunking is created only with its chunks).
+    untouched (a new chunking is created only with its chunks). A chunk already stored keeps
+    the optional fields the file does not carry. A file that changes the text of chunks
+    carrying labels is refused, unless ``replace_text``: then those labels become stale.
     """
     path = check_file(path)
-    return write_chunks(store, path, iter_records(path, progress), chunking=chunking)
+    return write_chunks(
+        store, path, iter_records(path, progress), chunking=chunking, replace_text=replace_text
+    )
 
 
 def write_chunks(
-    store: Store, path: Path, records: Iterable[tuple[int, dict]], *, chunking: str
+    store: Store,
+    path: Path,
+    records: Iterable[tuple[int, dict]],
+    *,
+    chunking: str,
+    replace_text: bool = False,
 ) -> ImportReport:
     """The checks and writes of a chunk import, over records from any reader."""
     with store.write():
         store.ensure_chunking(chunking, source=str(path))
         added, updated, unchanged = upsert_unique(
-            ((line, _chunk_row(record, path=path, line=line)) for line, record in records),
-            lambda rows: store.upsert_chunks(chunking, rows),
+            (
+                (line, {**_chunk_row(record, path=path, line=line), "line": line})
+                for line, record in records
+            ),
+            lambda rows: store.upsert_chunks(chunking, rows, replace_text=replace_text),
             path=path,
             what="chunk",
             batch=BATCH,
         )
         if not added + updated + unchanged:
             raise empty_file(path, "chunks")
+        refuse_text_changes(store.take_text_changes(), path=path)
     return ImportReport(
         "chunks",
         str(path),
@@ -71,7 +89,7 @@ def _chunk_row(record: dict, *, path: Path, line: int) -> dict:
         raise LabelerError(msg, **where, field="end")
     metadata = as_object(record.get("metadata"), **where, field="metadata")
     doc_id = record.get("doc_id")
-    return {
+    row = {
         "id": as_id(record.get("id"), **where, field="id"),
         "text": as_text(record.get("text"), **where, field="text"),
         "doc_id": None if doc_id in (None, "") else as_id(doc_id, **where, field="doc_id"),
@@ -80,6 +98,31 @@ def _chunk_row(record: dict, *, path: Path, line: int) -> dict:
         "end": end,
         "metadata": metadata or None,
     }
+    # A field the file does not carry keeps its stored value (an empty one clears it).
+    return {key: value for key, value in row.items() if key in ("id", "text") or key in record}
+
+
+SHOWN_CHANGES = 20
+
+
+def refuse_text_changes(changes: list[tuple[str, int | None, int]], *, path: Path) -> None:
+    """Refuse a file that would change, in silence, the text labels were given for."""
+    if not changes:
+        return
+    listed = ", ".join(
+        f"{chunk_id} ({labels} label{'' if labels == 1 else 's'})"
+        for chunk_id, _, labels in changes[:SHOWN_CHANGES]
+    )
+    if len(changes) > SHOWN_CHANGES:
+        listed += f" and {len(changes) - SHOWN_CHANGES} more"
+    msg = (
+        f"changes the text of {len(changes)} chunk{'' if len(changes) == 1 else 's'} that"
+        f" carr{'ies' if len(changes) == 1 else 'y'} labels given for the old text: {listed}."
+        " Import the new text as a new chunking (--chunking NEW) and carry the labels over with"
+        " `labeler remap`, or pass --replace-text to replace it and mark those labels stale"
+        " (left out of exports until a reviewer confirms or changes them)"
+    )
+    raise LabelerError(msg, path=path, line=changes[0][1], field="text")
 
 
 def import_documents(

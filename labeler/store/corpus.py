@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterable, Sequence
 
 from labeler.config import DEFAULT_CHUNKING
@@ -12,6 +13,10 @@ from labeler.store.base import StoreBase, now, text_hash
 from labeler.store.search import fts_query, fts_terms
 
 CHUNK_COLUMNS = ("id", "doc_id", "title", "text", "start", "end", "metadata")
+OPTIONAL_CHUNK_FIELDS = ("doc_id", "title", "start", "end", "metadata")
+# One bit per optional field: which ones a staged row holds.
+_FIELD_BITS = tuple((1 << i, name) for i, name in enumerate(OPTIONAL_CHUNK_FIELDS))
+_ALL_FIELDS = (1 << len(OPTIONAL_CHUNK_FIELDS)) - 1
 
 
 def _row_to_chunk(row: dict) -> Chunk:
@@ -86,8 +91,19 @@ class CorpusStore(StoreBase):
 
     # chunks ----------------------------------------------------------------------------------
 
-    def upsert_chunks(self, chunking: str, rows: Sequence[dict]) -> tuple[int, int]:
+    def upsert_chunks(
+        self, chunking: str, rows: Sequence[dict], *, replace_text: bool = False
+    ) -> tuple[int, int]:
         """Insert new chunks and update changed ones (text, title, offsets, metadata).
+
+        A row holds ``id`` and ``text`` and any of OPTIONAL_CHUNK_FIELDS; a field the row does
+        not hold keeps its stored value (``None`` clears it). An optional ``line`` is the row's
+        line in its file, for error messages.
+
+        A chunk whose text changes while labels hang on it is not changed in silence: without
+        ``replace_text`` it is left as it is and noted for ``take_text_changes`` (the importer
+        then refuses the file); with it, the text is replaced and its labels (and
+        adjudications) become stale, counting as ungraded until a reviewer confirms them.
 
         Returns (added, updated); the rest were already there unchanged. The full-text index
         follows through triggers, so it can never disagree with the table.
@@ -97,6 +113,7 @@ class CorpusStore(StoreBase):
             metadata = r.get("metadata")
             if metadata is not None and not isinstance(metadata, str):
                 metadata = json.dumps(metadata, ensure_ascii=False, sort_keys=True)
+            present = sum(bit for bit, name in _FIELD_BITS if name in r)
             batch.append(
                 (
                     chunking,
@@ -108,6 +125,8 @@ class CorpusStore(StoreBase):
                     r.get("end"),
                     metadata,
                     text_hash(r["text"]),
+                    r.get("line"),
+                    present,
                 )
             )
         with self.write() as conn:
@@ -115,21 +134,24 @@ class CorpusStore(StoreBase):
             conn.execute("PRAGMA cache_size = -262144")
             conn.execute(
                 "CREATE TEMP TABLE IF NOT EXISTS staged_chunks (chunking, id, doc_id, title, text,"
-                ' start, "end", metadata, text_hash)'
+                ' start, "end", metadata, text_hash, line, present)'
             )
             conn.execute("DELETE FROM temp.staged_chunks")
             conn.executemany(
-                "INSERT INTO temp.staged_chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", batch
+                "INSERT INTO temp.staged_chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", batch
             )
             # One statement for the whole batch: the FTS trigger still fires for every row (so
             # the index cannot disagree with the table), but FTS5 flushes its pending terms once
             # per statement instead of once per row: three times faster on a large import.
             added = conn.execute(
                 'INSERT OR IGNORE INTO chunks (chunking, id, doc_id, title, text, start, "end",'
-                " metadata, text_hash) SELECT * FROM temp.staged_chunks"
+                ' metadata, text_hash) SELECT chunking, id, doc_id, title, text, start, "end",'
+                " metadata, text_hash FROM temp.staged_chunks"
             ).rowcount
             updated = 0
             if added < len(batch):
+                self._keep_omitted_fields(conn)
+                self._labelled_text_changes(conn, chunking, replace_text=replace_text)
                 updated = conn.execute(
                     "UPDATE chunks SET doc_id = s.doc_id, title = s.title, text = s.text,"
                     ' start = s.start, "end" = s."end", metadata = s.metadata,'
@@ -142,6 +164,63 @@ class CorpusStore(StoreBase):
             if added or updated:
                 self.set_setting(f"chunks_revision:{chunking}", now())
         return added, updated
+
+    @staticmethod
+    def _keep_omitted_fields(conn: sqlite3.Connection) -> None:
+        """Staged rows of existing chunks take the stored value of every field they omit."""
+        assignments = ", ".join(
+            f'"{name}" = CASE WHEN s.present & {bit} THEN s."{name}" ELSE c."{name}" END'
+            for bit, name in _FIELD_BITS
+        )
+        conn.execute(
+            f"UPDATE temp.staged_chunks AS s SET {assignments} FROM chunks c"
+            f" WHERE c.chunking = s.chunking AND c.id = s.id AND s.present != {_ALL_FIELDS}"
+        )
+
+    def _labelled_text_changes(
+        self, conn: sqlite3.Connection, chunking: str, *, replace_text: bool
+    ) -> None:
+        """Staged chunks whose new text would change the meaning of labels: refused (left out of
+        the update, noted in temp.text_changes) or, with ``replace_text``, their labels made
+        stale in the same transaction, with history."""
+        conn.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS text_changes"
+            " (chunk_id TEXT PRIMARY KEY, line INTEGER, labels INTEGER)"
+        )
+        changed = conn.execute(
+            "SELECT s.id, s.line, (SELECT count(*) FROM labels l WHERE l.chunking = s.chunking"
+            " AND l.chunk_id = s.id) AS labels"
+            " FROM temp.staged_chunks s JOIN chunks c ON c.chunking = s.chunking AND c.id = s.id"
+            " WHERE c.text_hash != s.text_hash AND (labels > 0 OR EXISTS (SELECT 1 FROM"
+            " adjudications a WHERE a.chunking = s.chunking AND a.chunk_id = s.id))"
+        ).fetchall()
+        if not changed:
+            return
+        if not replace_text:
+            conn.executemany(
+                "INSERT OR REPLACE INTO temp.text_changes (chunk_id, line, labels)"
+                " VALUES (?, ?, ?)",
+                changed,
+            )
+            conn.executemany(
+                "DELETE FROM temp.staged_chunks WHERE id = ?", [(c[0],) for c in changed]
+            )
+            return
+        self.make_stale(chunking, [c[0] for c in changed])
+
+    def take_text_changes(self) -> list[tuple[str, int | None, int]]:
+        """(chunk id, line, labels) of every chunk whose text ``upsert_chunks`` refused to
+        change in this transaction, in file order; forgets them."""
+        if not self.scalar("SELECT count(*) FROM temp.sqlite_master WHERE name = 'text_changes'"):
+            return []
+        rows = [
+            (chunk_id, line, labels)
+            for chunk_id, line, labels in self.conn.execute(
+                "SELECT chunk_id, line, labels FROM temp.text_changes ORDER BY line, chunk_id"
+            )
+        ]
+        self.conn.execute("DELETE FROM temp.text_changes")
+        return rows
 
     def chunks_revision(self, chunking: str) -> str:
         """Changes whenever the chunking's chunks change, so cached searches know to rerun."""

@@ -46,7 +46,8 @@ class VersionStore(StoreBase):
             FROM questions q
             WHERE q.review_status IN (SELECT value FROM json_each(:statuses))
               AND (EXISTS (SELECT 1 FROM labels l
-                           WHERE l.question_id = q.id AND l.chunking = :chunking)
+                           WHERE l.question_id = q.id AND l.chunking = :chunking
+                             AND l.state = 'current')
                    OR EXISTS (SELECT 1 FROM question_marks m
                               WHERE m.question_id = q.id AND m.chunking = :chunking
                                 AND m.unanswerable = 1))
@@ -59,17 +60,34 @@ class VersionStore(StoreBase):
         return rows
 
     def chunking_labels(self, chunking: str) -> Iterator[tuple[str, str, str, int]]:
-        """(question, chunk, reviewer, grade) of every label in the chunking, streamed.
+        """(question, chunk, reviewer, grade) of every current label in the chunking, streamed.
 
-        Unfiltered on purpose: the caller already knows which questions it wants, and a join
-        with the questions would cost more than the labels it saves.
+        Stale labels (their chunk's text changed since) are left out. Otherwise unfiltered on
+        purpose: the caller already knows which questions it wants, and a join with the
+        questions would cost more than the labels it saves.
         """
         cursor = self.conn.execute(
-            "SELECT question_id, chunk_id, reviewer, grade FROM labels WHERE chunking = ?",
+            "SELECT question_id, chunk_id, reviewer, grade FROM labels"
+            " WHERE chunking = ? AND state = 'current'",
             (chunking,),
         )
         while rows := cursor.fetchmany(50_000):
             yield from rows
+
+    def stale_labels(self, chunking: str, statuses: Sequence[str]) -> list[dict]:
+        """question_id, tags (a list), chunk_id, reviewer of every stale label in the chunking
+        whose question has one of ``statuses``: what an export leaves out."""
+        rows = self.query(
+            "SELECT l.question_id, q.tags, l.chunk_id, l.reviewer FROM labels l"
+            " JOIN questions q ON q.id = l.question_id"
+            " WHERE l.chunking = :chunking AND l.state = 'stale'"
+            " AND q.review_status IN (SELECT value FROM json_each(:statuses))"
+            " ORDER BY l.question_id, l.chunk_id, l.reviewer",
+            {"chunking": chunking, "statuses": json.dumps(list(statuses))},
+        )
+        for row in rows:
+            row["tags"] = json.loads(row["tags"])
+        return rows
 
     def unanswerable_marks(self, chunking: str) -> list[tuple[str, str]]:
         """(question, reviewer) for every reviewer who marked a question unanswerable."""
@@ -93,18 +111,20 @@ class VersionStore(StoreBase):
     # adjudications ----------------------------------------------------------------------------
 
     def adjudications(self, chunking: str) -> dict[tuple[str, str], int]:
-        """{(question, chunk): grade} of every adjudicated label in the chunking."""
+        """{(question, chunk): grade} of every current adjudication in the chunking (one made
+        before its chunk's text changed is stale, and settles nothing)."""
         return {
             (q, c): g
             for q, c, g in self.conn.execute(
-                "SELECT question_id, chunk_id, grade FROM adjudications WHERE chunking = ?",
+                "SELECT question_id, chunk_id, grade FROM adjudications"
+                " WHERE chunking = ? AND state = 'current'",
                 (chunking,),
             )
         }
 
     def adjudication(self, question_id: str, chunking: str, chunk_id: str) -> dict | None:
         rows = self.query(
-            "SELECT grade, reviewer, note, at FROM adjudications"
+            "SELECT grade, reviewer, note, at, state FROM adjudications"
             " WHERE question_id = ? AND chunking = ? AND chunk_id = ?",
             (question_id, chunking, chunk_id),
         )
@@ -159,10 +179,10 @@ class VersionStore(StoreBase):
             else:
                 conn.execute(
                     "INSERT INTO adjudications (question_id, chunking, chunk_id, grade, reviewer,"
-                    " note, at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                    " note, at, state) VALUES (?, ?, ?, ?, ?, ?, ?, 'current')"
                     " ON CONFLICT (question_id, chunking, chunk_id) DO UPDATE SET"
                     " grade = excluded.grade, reviewer = excluded.reviewer,"
-                    " note = excluded.note, at = excluded.at",
+                    " note = excluded.note, at = excluded.at, state = 'current'",
                     (question_id, chunking, chunk_id, grade, reviewer, note, stamp),
                 )
             append_event(
