@@ -94,3 +94,112 @@ def test_opening_a_question_twice_writes_nothing_new(loaded: Store) -> None:
 def test_unknown_question(loaded: Store) -> None:
     with pytest.raises(LabelerError, match="unknown question 'nope'"):
         labeling.open_question(loaded, "nope", "ana")
+
+
+# queues ----------------------------------------------------------------------------------------
+
+
+def grade_all(store: Store, question_id: str, reviewer: str, value: int = 0) -> None:
+    for candidate in labeling.open_question(store, question_id, reviewer).candidates:
+        labeling.grade(store, question_id, candidate.chunk.id, reviewer, value)
+
+
+def test_next_question_walks_the_queue_from_the_current_one(loaded: Store) -> None:
+    assert labeling.next_question(loaded, "ana", None) == "q1"
+    assert labeling.next_question(loaded, "ana", "q1") == "q2"
+    assert labeling.next_question(loaded, "ana", "q3") == "q1"  # wraps round
+
+
+def test_next_question_skips_done_then_offers_skipped_ones(loaded: Store) -> None:
+    grade_all(loaded, "q2", "ana")
+    assert labeling.next_question(loaded, "ana", "q1") == "q3"
+    labeling.mark(loaded, "q3", "ana", skipped=True)
+    assert labeling.next_question(loaded, "ana", "q1") == "q3"  # skipped beats done
+    grade_all(loaded, "q1", "ana")
+    labeling.mark(loaded, "q3", "ana", unanswerable=True)
+    # Everything done: simply the next one.
+    assert labeling.next_question(loaded, "ana", "q1") == "q2"
+    assert labeling.previous_question(loaded, "ana", "q1") == "q3"
+
+
+def test_a_tag_narrows_the_queue(loaded: Store) -> None:
+    assert labeling.next_question(loaded, "ana", None, tag="errors") == "q3"
+    assert labeling.next_question(loaded, "ana", "q3", tag="errors") == "q3"
+    assert labeling.next_question(loaded, "ana", None, tag="nothing") is None
+
+
+def test_another_queue_plugs_in(loaded: Store) -> None:
+    def newest_first(store, chunking, reviewer, tag):
+        rows = store.queue(chunking, reviewer, tag=tag)
+        return sorted(rows, key=lambda r: r["id"], reverse=True)
+
+    queue = labeling.register_queue(labeling.Queue("newest", "newest first", newest_first))
+    try:
+        assert labeling.get_queue("newest") is queue
+        assert labeling.next_question(loaded, "ana", None, queue="newest") == "q3"
+        assert labeling.next_question(loaded, "ana", "q3", queue="newest") == "q2"
+    finally:
+        del labeling.QUEUES["newest"]
+    with pytest.raises(LabelerError, match="unknown queue 'newest'"):
+        labeling.next_question(loaded, "ana", None, queue="newest")
+
+
+# the cursor ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("needs", "cursor", "expected"),
+    [
+        ([True, True, True], 0, 1),
+        ([False, True, False, True], 1, 3),
+        ([True, False, False, False], 2, 0),  # wraps round to the first still to grade
+        ([False, False, False], 1, 2),  # nothing left: simply the next one
+        ([False, False, False], 2, 2),  # ... staying on the last
+        ([True], 0, 0),
+        ([], 0, 0),
+    ],
+)
+def test_after_a_grade_the_cursor_goes_to_the_next_chunk_to_grade(
+    needs: list[bool], cursor: int, expected: int
+) -> None:
+    assert labeling.after_grade(needs, cursor) == expected
+
+
+def test_the_cursor_starts_on_the_first_chunk_to_grade_and_moves_round(loaded: Store) -> None:
+    view = labeling.open_question(loaded, "q1", "ana")
+    assert labeling.first_to_grade(view) == 0
+    labeling.grade(loaded, "q1", view.candidates[0].chunk.id, "ana", 1)
+    assert labeling.first_to_grade(labeling.open_question(loaded, "q1", "ana")) == 1
+    count = len(view.candidates)
+    assert labeling.move(count, 0, -1) == count - 1
+    assert labeling.move(count, count - 1, 1) == 0
+    assert labeling.move(0, 0, 1) == 0
+
+
+# notes and adjudication ------------------------------------------------------------------------
+
+
+def test_a_note_keeps_the_grade_and_is_recorded(loaded: Store) -> None:
+    labeling.grade(loaded, "q1", "pagination", "ana", 1)
+    assert labeling.set_note(loaded, "q1", "pagination", "ana", "  partly  ")
+    assert not labeling.set_note(loaded, "q1", "pagination", "ana", "partly")
+    history = loaded.label_history("q1")
+    assert [(e["action"], e["old_grade"], e["new_grade"], e["note"]) for e in history] == [
+        ("grade", None, 1, None),
+        ("note", 1, 1, "partly"),
+    ]
+
+
+def test_adjudicate_settles_with_history(loaded: Store) -> None:
+    assert labeling.adjudicate(loaded, "q1", "rate-limits", 2, "lead", "answers it") is None
+    assert labeling.adjudicate(loaded, "q1", "rate-limits", 1, "lead2") == 2
+    assert labeling.adjudicate(loaded, "q1", "rate-limits", None, "lead") == 1
+    history = labeling.adjudication_history(loaded, "q1", "rate-limits")
+    assert [(e["reviewer"], e["action"], e["old_grade"], e["new_grade"]) for e in history] == [
+        ("lead", "adjudicate", None, 2),
+        ("lead2", "adjudicate", 2, 1),
+        ("lead", "unadjudicate", 1, None),
+    ]
+    assert history[0]["note"] == "answers it"
+    with pytest.raises(LabelerError, match="unknown chunk"):
+        labeling.adjudicate(loaded, "q1", "nope", 2, "lead")

@@ -57,8 +57,14 @@ def import_group() -> None:
 @import_group.command("chunks")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--chunking", default="default", show_default=True, help="Name of the chunking.")
+@click.option(
+    "--replace-text",
+    is_flag=True,
+    help="Replace the text of chunks that carry labels; their labels become stale until a"
+    " reviewer confirms or changes them.",
+)
 @db_option
-def import_chunks_cmd(file: str, chunking: str, db_path: Path) -> None:
+def import_chunks_cmd(file: str, chunking: str, replace_text: bool, db_path: Path) -> None:
     """Chunks (JSONL, CSV, Parquet): id, text; optional doc_id, title, start, end, metadata.
 
     \b
@@ -68,7 +74,10 @@ def import_chunks_cmd(file: str, chunking: str, db_path: Path) -> None:
     from labeler.importers import import_chunks
 
     with open_store(db_path) as store, file_progress(file, "chunks") as progress:
-        _report(import_chunks(store, file, chunking=chunking, progress=progress))
+        report = import_chunks(
+            store, file, chunking=chunking, progress=progress, replace_text=replace_text
+        )
+        _report(report)
 
 
 @import_group.command("documents")

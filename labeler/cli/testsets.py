@@ -175,6 +175,13 @@ def export_cmd(
     changes = _changes(data["changes"], data["parent"])
     if changes:
         click.echo(f"  {changes}")
+    if data["stale_labels"]:
+        click.echo(
+            f"Warning: {data['stale_labels']} stale label{'s' if data['stale_labels'] != 1 else ''}"
+            " left out: their chunk's text changed since they were given; a reviewer confirms"
+            " or changes them on the grading page.",
+            err=True,
+        )
     if data["missing_chunks"]:
         click.echo(
             f"Warning: {data['missing_chunks']} graded chunks are no longer in chunking"

@@ -69,14 +69,22 @@ def write_chunks(
         )
         if not added + updated + unchanged:
             raise empty_file(path, "chunks")
-        refuse_text_changes(store.take_text_changes(), path=path)
+        changes = store.take_text_changes()
+        refuse_text_changes([c for c in changes if not c[3]], path=path)
+    detail = f"chunking {chunking!r}"
+    stale = sum(c[2] for c in changes)
+    if stale:
+        detail += (
+            f"; {stale} label{'' if stale == 1 else 's'} on {len(changes)} chunk"
+            f"{'' if len(changes) == 1 else 's'} whose text changed are now stale"
+        )
     return ImportReport(
         "chunks",
         str(path),
         added=added,
         updated=updated,
         unchanged=unchanged,
-        detail=f"chunking {chunking!r}",
+        detail=detail,
     )
 
 
@@ -105,13 +113,13 @@ def _chunk_row(record: dict, *, path: Path, line: int) -> dict:
 SHOWN_CHANGES = 20
 
 
-def refuse_text_changes(changes: list[tuple[str, int | None, int]], *, path: Path) -> None:
+def refuse_text_changes(changes: list[tuple[str, int | None, int, bool]], *, path: Path) -> None:
     """Refuse a file that would change, in silence, the text labels were given for."""
     if not changes:
         return
     listed = ", ".join(
         f"{chunk_id} ({labels} label{'' if labels == 1 else 's'})"
-        for chunk_id, _, labels in changes[:SHOWN_CHANGES]
+        for chunk_id, _, labels, _ in changes[:SHOWN_CHANGES]
     )
     if len(changes) > SHOWN_CHANGES:
         listed += f" and {len(changes) - SHOWN_CHANGES} more"

@@ -180,12 +180,12 @@ class CorpusStore(StoreBase):
     def _labelled_text_changes(
         self, conn: sqlite3.Connection, chunking: str, *, replace_text: bool
     ) -> None:
-        """Staged chunks whose new text would change the meaning of labels: refused (left out of
-        the update, noted in temp.text_changes) or, with ``replace_text``, their labels made
-        stale in the same transaction, with history."""
+        """Staged chunks whose new text would change the meaning of labels, noted in
+        temp.text_changes: refused (left out of the update) or, with ``replace_text``, their
+        labels made stale in the same transaction, with history."""
         conn.execute(
             "CREATE TEMP TABLE IF NOT EXISTS text_changes"
-            " (chunk_id TEXT PRIMARY KEY, line INTEGER, labels INTEGER)"
+            " (chunk_id TEXT PRIMARY KEY, line INTEGER, labels INTEGER, replaced INTEGER)"
         )
         changed = conn.execute(
             "SELECT s.id, s.line, (SELECT count(*) FROM labels l WHERE l.chunking = s.chunking"
@@ -196,27 +196,30 @@ class CorpusStore(StoreBase):
         ).fetchall()
         if not changed:
             return
-        if not replace_text:
-            conn.executemany(
-                "INSERT OR REPLACE INTO temp.text_changes (chunk_id, line, labels)"
-                " VALUES (?, ?, ?)",
-                changed,
-            )
+        conn.executemany(
+            "INSERT OR REPLACE INTO temp.text_changes (chunk_id, line, labels, replaced)"
+            " VALUES (?, ?, ?, ?)",
+            [(*row, int(replace_text)) for row in changed],
+        )
+        if replace_text:
+            self.make_stale(chunking, [c[0] for c in changed])
+        else:
             conn.executemany(
                 "DELETE FROM temp.staged_chunks WHERE id = ?", [(c[0],) for c in changed]
             )
-            return
-        self.make_stale(chunking, [c[0] for c in changed])
 
-    def take_text_changes(self) -> list[tuple[str, int | None, int]]:
-        """(chunk id, line, labels) of every chunk whose text ``upsert_chunks`` refused to
-        change in this transaction, in file order; forgets them."""
-        if not self.scalar("SELECT count(*) FROM temp.sqlite_master WHERE name = 'text_changes'"):
+    def take_text_changes(self) -> list[tuple[str, int | None, int, bool]]:
+        """(chunk id, line, labels, replaced) of every labelled chunk whose text
+        ``upsert_chunks`` was given anew in this transaction, in file order: refused
+        (``replaced`` False) or replaced with its labels made stale. Forgets them."""
+        exists = "SELECT count(*) FROM temp.sqlite_master WHERE name = 'text_changes'"
+        if not self.scalar(exists):
             return []
         rows = [
-            (chunk_id, line, labels)
-            for chunk_id, line, labels in self.conn.execute(
-                "SELECT chunk_id, line, labels FROM temp.text_changes ORDER BY line, chunk_id"
+            (chunk_id, line, labels, bool(replaced))
+            for chunk_id, line, labels, replaced in self.conn.execute(
+                "SELECT chunk_id, line, labels, replaced FROM temp.text_changes"
+                " ORDER BY line, chunk_id"
             )
         ]
         self.conn.execute("DELETE FROM temp.text_changes")

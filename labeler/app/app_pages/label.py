@@ -4,9 +4,9 @@ Keys (native button shortcuts, inactive while typing in a text box): 0/1/2 grade
 chunk and move to the next one that needs a grade, J/K move between chunks, N/P between
 questions, U marks the question unanswerable, S skips it. No key clears a grade.
 
-The question, its toolbar and its cards are one fragment (``label_grading``): a key press reruns
-only them, not the sidebar. The progress in the sidebar is a second small fragment, rerun with
-the first by every write. Which question comes next and where the cursor goes are decided by
+The progress, the question, its toolbar and its cards are one fragment (``label_grading``): a
+key press reruns only them, not the sidebar (every button of the fragment reruns it by itself,
+with no second run). Which question comes next and where the cursor goes are decided by
 ``labeler.labeling`` (queues, ``after_grade``); this page only keeps the reviewer's place.
 """
 
@@ -26,7 +26,6 @@ from labeler.store import match_spans
 
 GRADE_NAMES = {0: "0 · not relevant", 1: "1 · helps partly", 2: "2 · answers it"}
 GRADING = "label_grading"
-PROGRESS = "label_progress"
 
 store = get_store()
 me = reviewer()
@@ -34,11 +33,6 @@ me = reviewer()
 
 def _queue_options() -> dict:
     return {"queue": st.session_state.get("label_queue"), "tag": st.session_state.get("label_tag")}
-
-
-def _redraw() -> None:
-    """After a write: rerun the grading fragment and the progress beside it, nothing else."""
-    st.rerun([GRADING, PROGRESS])
 
 
 # navigation ---------------------------------------------------------------------------------
@@ -102,7 +96,6 @@ def grade_current(value: int) -> None:
     labeling.grade(store, question_id, chunk_ids[cursor], me, value)
     needs = st.session_state.get("label_needs", [True] * len(chunk_ids))
     st.session_state["label_cursor"] = labeling.after_grade(needs, cursor)
-    _redraw()
 
 
 @safely
@@ -111,7 +104,6 @@ def grade_clicked(question_id: str, chunk_id: str, index: int) -> None:
     st.session_state["label_cursor"] = index
     if value is not None:
         labeling.grade(store, question_id, chunk_id, me, value)
-        _redraw()
 
 
 @safely
@@ -125,42 +117,35 @@ def save_note(question_id: str, chunk_id: str) -> None:
 def toggle_unanswerable(question_id: str, value: bool) -> None:
     labeling.mark(store, question_id, me, unanswerable=value)
     flash("Marked unanswerable." if value else "Unanswerable mark removed.")
-    _redraw()
 
 
 @safely
 def skip(question_id: str) -> None:
     labeling.mark(store, question_id, me, skipped=True)
     go_next()
-    _redraw()
 
 
 @safely
 def add_from_search(question_id: str, chunk_id: str) -> None:
     if labeling.add_candidate(store, question_id, chunk_id, me):
         flash(f"Added {chunk_id} to the candidates.")
-    _redraw()
 
 
 # sidebar ------------------------------------------------------------------------------------
 
 
-@store_fragment(key=PROGRESS)
-def progress_panel() -> None:
+def progress_line() -> None:
+    """Progress in view while grading: questions fully graded, by you and by everyone."""
     counts = labeling.progress(store, me)
-    total = max(counts["total"], 1)
     st.progress(
-        counts["mine"] / total, text=f"You: {counts['mine']} of {counts['total']} fully graded"
+        counts["mine"] / max(counts["total"], 1),
+        text=f"You: {counts['mine']} of {counts['total']} questions fully graded"
+        f" · everyone: {counts['everyone']} · grades you gave today: {counts['today']}",
     )
-    st.progress(
-        counts["everyone"] / total, text=f"Everyone: {counts['everyone']} of {counts['total']}"
-    )
-    st.caption(f"Grades you gave today: {counts['today']}")
 
 
 def sidebar() -> None:
     with st.sidebar:
-        progress_panel()
         if len(labeling.QUEUES) > 1:
             st.selectbox(
                 "Queue",
@@ -442,6 +427,7 @@ def keep_in_view(key: str, question_id: str) -> None:
 @store_fragment(key=GRADING)
 def grading() -> None:
     show_flash()
+    progress_line()
     question_id = choose_question()
     if question_id is None:
         st.title("Nothing to grade yet")
