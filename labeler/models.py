@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import IntEnum
 
 
@@ -12,26 +12,6 @@ class Grade(IntEnum):
     NOT_RELEVANT = 0
     PARTIAL = 1
     ANSWERS = 2
-
-    @property
-    def label(self) -> str:
-        return GRADE_LABELS[self]
-
-
-GRADE_LABELS = {
-    Grade.NOT_RELEVANT: "0 not relevant",
-    Grade.PARTIAL: "1 helps partly",
-    Grade.ANSWERS: "2 answers it",
-}
-
-
-def parse_grade(value: object) -> Grade:
-    """Turn 0/1/2 (an int or its string) into a Grade; anything else raises ValueError."""
-    text = "" if isinstance(value, bool) else str(value).strip()
-    if text in ("0", "1", "2"):
-        return Grade(int(text))
-    msg = f"expected 0, 1 or 2, got {value!r}"
-    raise ValueError(msg)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,32 +50,6 @@ class Question:
 
 
 @dataclass(frozen=True, slots=True)
-class Label:
-    question_id: str
-    chunk_id: str
-    chunking: str
-    reviewer: str
-    grade: Grade
-    note: str | None = None
-    updated_at: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    """One chunk in a question's pool, with what the reviewer needs to grade it.
-
-    ``sources`` says which retrievers found it and at what rank; the page hides it unless the
-    reviewer asks (blind pooling).
-    """
-
-    chunk: Chunk
-    my_grade: Grade | None = None
-    my_note: str | None = None
-    sources: tuple[str, ...] = ()
-    other_grades: tuple[tuple[str, Grade], ...] = field(default=())
-
-
-@dataclass(frozen=True, slots=True)
 class ImportReport:
     """What an import did. Importing the same file twice reports only ``unchanged``."""
 
@@ -110,6 +64,17 @@ class ImportReport:
     @property
     def changed(self) -> bool:
         return bool(self.added or self.updated)
+
+    def as_dict(self) -> dict:
+        return {
+            "kind": self.kind,
+            "path": self.path,
+            "added": self.added,
+            "updated": self.updated,
+            "unchanged": self.unchanged,
+            "skipped": self.skipped,
+            "detail": self.detail,
+        }
 
     def summary(self) -> str:
         if not self.changed:
@@ -126,13 +91,4 @@ class ImportReport:
         return text
 
 
-__all__ = [
-    "GRADE_LABELS",
-    "Candidate",
-    "Chunk",
-    "Grade",
-    "ImportReport",
-    "Label",
-    "Question",
-    "parse_grade",
-]
+__all__ = ["Chunk", "Grade", "ImportReport", "Question"]

@@ -29,7 +29,7 @@ def test_status_is_shown(page: AppTest) -> None:
 
 def test_an_uploaded_qrels_file_is_imported_as_that_reviewer(page: AppTest, loaded: Store) -> None:
     page.selectbox(key="data_kind").set_value("qrels").run()
-    page.text_input(key="data_reviewer").input("assessors").run()
+    page.text_input(key="data_qrels_reviewer").input("assessors").run()
     page.get("file_uploader")[0].set_value(("judged.qrels", b"q1 0 rate-limits 2\n", "text/plain"))
     page.run()
     page.button(key="data_import").click().run()
@@ -56,3 +56,26 @@ def test_a_ragas_file_comes_in_as_generated_questions(page: AppTest, loaded: Sto
     pending = loaded.query("SELECT origin, review_status FROM questions WHERE origin = 'generated'")
     assert len(pending) == 10
     assert {r["review_status"] for r in pending} == {"pending"}
+
+
+def test_the_form_is_built_from_the_importer_registry(page: AppTest) -> None:
+    from labeler.importers.registry import IMPORT_KINDS
+
+    offered = page.selectbox(key="data_kind").options
+    uploadable = [k for k, kind in IMPORT_KINDS.items() if not kind.folder]
+    assert [o.split(":")[0] for o in offered] == uploadable
+    page.selectbox(key="data_kind").set_value("run").run()
+    assert page.number_input(key="data_run_pool_depth").value == 10
+    assert page.get("file_uploader")[0].proto.type == [".trec", ".txt", ".run", ".tsv", ".jsonl"]
+
+
+def test_a_changed_text_is_refused_unless_the_box_is_ticked(page: AppTest, loaded: Store) -> None:
+    loaded.set_grade("q1", "default", "pagination", "ana", 1)
+    content = b'{"id": "pagination", "text": "Pass next_cursor to page."}\n'
+    upload(page, "chunks", "again.jsonl", content)
+    assert page.error[0].value.startswith('again.jsonl:1: field "text": changes the text of 1')
+    assert loaded.get_chunk("default", "pagination").text.startswith("Use the next_cursor")
+    page.checkbox(key="data_chunks_replace_text").check().run()
+    page.button(key="data_import").click().run()
+    assert "1 label on 1 chunk whose text changed is now stale" in page.success[0].value
+    assert [r["state"] for r in loaded.question_labels("q1", "default")] == ["stale"]

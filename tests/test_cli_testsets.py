@@ -101,7 +101,9 @@ def test_versions_lists_and_fails_on_a_modified_version(project: Path, loaded: S
     result = CliRunner().invoke(main, ["versions", "orders"])
     assert result.exit_code == 2
     assert "MODIFIED: qrels.tsv" in result.output
-    assert "Error: exports/orders: 1 version(s) of 'orders' changed after export" in result.output
+    # The folder is the database's exports folder (labeler.config), named in full.
+    folder = (project / "exports" / "orders").resolve()
+    assert f"Error: {folder}: 1 version(s) of 'orders' changed after export" in result.output
     assert run("versions", "other").output.startswith("No versions of 'other' in exports")
 
 

@@ -64,3 +64,9 @@ def test_readme_format_table_is_the_registry() -> None:
     from labeler.exporters import formats_table
 
     assert formats_table().strip() in README
+
+
+def test_readme_command_table_is_the_cli() -> None:
+    from labeler.cli import commands_table_markdown
+
+    assert commands_table_markdown().strip() in README

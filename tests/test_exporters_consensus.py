@@ -9,11 +9,9 @@ from labeler.exporters.consensus import (
     POLICIES,
     Disagreement,
     DisagreementError,
-    adjudicate,
     consensus,
     get_policy,
 )
-from labeler.store import Store
 
 
 @pytest.mark.parametrize(
@@ -163,8 +161,3 @@ def test_the_disagreement_error_names_the_first_and_counts_the_rest() -> None:
         " (median, max, min, majority)"
     )
     assert error.disagreements == items
-
-
-def test_adjudicate_uses_the_current_chunking(loaded: Store) -> None:
-    assert adjudicate(loaded, "q1", "rate-limits", 2, "lead") is None
-    assert loaded.adjudications("default") == {("q1", "rate-limits"): 2}

@@ -203,3 +203,8 @@ def test_adjudicate_settles_with_history(loaded: Store) -> None:
     assert history[0]["note"] == "answers it"
     with pytest.raises(LabelerError, match="unknown chunk"):
         labeling.adjudicate(loaded, "q1", "nope", 2, "lead")
+
+
+def test_adjudicate_uses_the_current_chunking(loaded: Store) -> None:
+    assert labeling.adjudicate(loaded, "q1", "rate-limits", 2, "lead") is None
+    assert loaded.adjudications("default") == {("q1", "rate-limits"): 2}

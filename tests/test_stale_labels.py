@@ -100,7 +100,8 @@ def test_a_stale_grade_counts_as_ungraded_until_confirmed(graded: Store, tmp_pat
     view = labeling.open_question(graded, "q1", "ana")
     assert not view.complete
     stale = next(c for c in view.candidates if c.chunk.id == "rate-limits")
-    assert stale.stale and stale.needs_grade
+    assert stale.stale
+    assert stale.needs_grade
     assert stale.grade == 2
     assert stale.graded_text == CHUNKS[0]["text"]
     assert stale.chunk.text == NEW_TEXT

@@ -7,7 +7,6 @@ command, so every other command starts as fast as before.
 
 from __future__ import annotations
 
-import hashlib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -32,14 +31,6 @@ def _run_argument(value: str) -> tuple[str | None, str]:
     if equals and name and not Path(value).exists():
         return name, path
     return None, value
-
-
-def _sha256(path: str | Path) -> str:
-    digest = hashlib.sha256()
-    with Path(path).open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return f"sha256:{digest.hexdigest()}"
 
 
 def _load_test_set(qrels: str | None, testset: str | None, questions: str | None) -> tuple:
@@ -175,21 +166,11 @@ def eval_command(
     Example:
         labeler eval --testset exports/docs-qa/v3 --run bm25.trec --run hybrid.trec -k 3,10
     """
-    from labeler.metrics import gate as gates
+    from labeler.metrics.gate import evaluate_gated
     from labeler.metrics.io import read_run
-    from labeler.metrics.registry import parse_ks, parse_metrics
-    from labeler.metrics.report import build_report
+    from labeler.metrics.registry import parse_ks
 
-    if save_baseline and baseline:
-        raise click.UsageError("use --save-baseline and --baseline in separate runs")
     cutoffs = parse_ks(ks)
-    wanted = [str(m) for m in parse_metrics(metrics, cutoffs)]
-    options = {"min_grade": min_grade, "order": order, "depth": depth, "gains": gains}
-    saved = None
-    if baseline:
-        saved = gates.load_baseline(baseline)
-        gates.check_options(saved, options)
-        wanted += [m for m in gates.gate_metrics(saved) if m not in wanted]
     # The files are independent: read them side by side (Arrow and numpy release the GIL).
     with ThreadPoolExecutor(max_workers=2) as pool:
         test_set = pool.submit(_load_test_set, qrels, testset, questions)
@@ -201,33 +182,25 @@ def eval_command(
         loaded = [future.result() for future in reading]
     if not labels.questions:
         raise LabelerError("the test set has no questions", path=qrels or testset)
-    report = build_report(
+    report = evaluate_gated(
         labels,
         loaded,
-        wanted,
+        metrics,
         ks=cutoffs,
-        **options,
+        options={"min_grade": min_grade, "order": order, "depth": depth, "gains": gains},
+        baseline=baseline,
+        save_to=save_baseline,
+        tolerance=tolerance,
+        testset=identity,
+        qrels_path=qrels,
         baseline_run=baseline_run,
         resamples=resamples,
         seed=seed,
         tags=tags,
-        testset=identity,
     )
-    if saved is not None or save_baseline:
-        identity = identity or {"qrels": str(qrels), "content_hash": _sha256(qrels)}
-    if saved is not None:
-        means = {r.run: r.means() for r in report.results}
-        verdict = gates.check_gate(
-            saved, means, options=options, tolerance=tolerance, testset=identity
-        )
-        report = report.with_gate(verdict)
     for warning in report.warnings:
         _warn(warning)
     if save_baseline:
-        options_used = {**options, "metrics": list(report.metrics)}
-        gates.save_baseline(
-            save_baseline, gates.baseline_payload(report.figures(), options_used, identity)
-        )
         click.echo(f"Baseline saved to {save_baseline}.", err=True)
     if per_question:
         report.write_per_question(per_question)

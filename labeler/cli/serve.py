@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from labeler.cli.base import db_option, main, open_store
+from labeler.cli.base import db_option, given_db, main, open_store
 
 APP = Path(__file__).resolve().parents[1] / "app" / "streamlit_app.py"
 
@@ -102,7 +102,8 @@ def demo(port: int, address: str, reset: bool, no_serve: bool, db_path: Path | N
     """
     from labeler.demo import DEMO_DB, load_demo
 
-    db_path = db_path or Path.cwd() / DEMO_DB
+    given = given_db(db_path)
+    db_path = Path(given) if given else Path.cwd() / DEMO_DB
     if reset:
         for suffix in ("", "-wal", "-shm"):
             Path(f"{db_path}{suffix}").unlink(missing_ok=True)

@@ -18,7 +18,6 @@ _HOMES = {
     "POLICIES": "consensus",
     "Disagreement": "consensus",
     "DisagreementError": "consensus",
-    "adjudicate": "consensus",
     "consensus": "consensus",
     "VersionDiff": "diff",
     "describe_changes": "diff",

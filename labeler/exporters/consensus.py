@@ -2,7 +2,7 @@
 
 The rules, in order, for each (question, chunk) that anyone graded:
 
-1. An adjudicated grade (``labeler adjudicate``) wins.
+1. An adjudicated grade (``labeler adjudicate``, ``labeler.labeling.adjudicate``) wins.
 2. Otherwise, when every reviewer gave the same grade, that grade.
 3. Otherwise it is a disagreement: settled by the chosen policy, or listed (and the export
    stops) when no policy is chosen.
@@ -22,12 +22,8 @@ import statistics
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from labeler.errors import LabelerError
-
-if TYPE_CHECKING:
-    from labeler.store import Store
 
 # What a reviewer who marked the question unanswerable implicitly gives a chunk.
 IMPLIED_BY_MARK = 0
@@ -172,24 +168,6 @@ def consensus(
     )
 
 
-def adjudicate(
-    store: Store,
-    question_id: str,
-    chunk_id: str,
-    grade: int | None,
-    reviewer: str,
-    *,
-    note: str | None = None,
-    chunking: str | None = None,
-) -> int | None:
-    """Settle a (question, chunk) for every future export; ``None`` withdraws the settlement.
-
-    Returns the previously adjudicated grade. The act is kept in the label history.
-    """
-    chunking = chunking or store.current_chunking()
-    return store.set_adjudication(question_id, chunking, chunk_id, grade, reviewer, note=note)
-
-
 class DisagreementError(LabelerError):
     """Reviewers disagree and no policy was chosen; ``disagreements`` lists every one."""
 
@@ -212,7 +190,6 @@ __all__ = [
     "Disagreement",
     "DisagreementError",
     "Policy",
-    "adjudicate",
     "consensus",
     "get_policy",
 ]

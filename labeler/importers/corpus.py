@@ -76,7 +76,8 @@ def write_chunks(
     if stale:
         detail += (
             f"; {stale} label{'' if stale == 1 else 's'} on {len(changes)} chunk"
-            f"{'' if len(changes) == 1 else 's'} whose text changed are now stale"
+            f"{'' if len(changes) == 1 else 's'} whose text changed"
+            f" {'is' if stale == 1 else 'are'} now stale"
         )
     return ImportReport(
         "chunks",

@@ -1,5 +1,10 @@
 """The regression gate: fail a CI build when retrieval gets worse than a saved baseline.
 
+``evaluate_gated`` is the whole of it, as ``labeler eval`` runs it: evaluate the runs, and around
+that load the baseline and check its options, make sure its metrics are computed, identify the
+test set (a version's content hash, or the SHA-256 of a qrels file), gate, and save a baseline.
+The pieces, for a library user who wants only one:
+
 ``save_baseline`` writes a JSON file: every run's figures, the options they were computed with,
 and the test set's identity. ``check_gate`` compares a new evaluation with it:
 
@@ -14,6 +19,7 @@ raises; a different test set is allowed but reported as a warning.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -24,6 +30,10 @@ from pathlib import Path
 from typing import Any
 
 from labeler.errors import LabelerError
+from labeler.metrics.registry import DEFAULT_KS, parse_metrics
+from labeler.metrics.report import Report, build_report
+from labeler.metrics.tables import Qrels, Run
+from labeler.metrics.types import Metric
 from labeler.readers import json_file
 
 FORMAT = "labeler-baseline/1"
@@ -212,6 +222,60 @@ def gate_metrics(baseline: Baseline) -> Sequence[str]:
     return list(baseline.figures())
 
 
+def file_identity(path: str | Path) -> dict[str, str]:
+    """A test set given as a qrels file: its path and the SHA-256 of its bytes."""
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return {"qrels": str(path), "content_hash": f"sha256:{digest.hexdigest()}"}
+
+
+def evaluate_gated(
+    qrels: Qrels,
+    runs: Sequence[Run],
+    metrics: str | Sequence[str | Metric],
+    *,
+    ks: Sequence[int] | str = DEFAULT_KS,
+    options: Mapping[str, Any],
+    baseline: str | Path | None = None,
+    save_to: str | Path | None = None,
+    tolerance: float = DEFAULT_TOLERANCE,
+    testset: Mapping[str, Any] | None = None,
+    qrels_path: str | Path | None = None,
+    **report_options: Any,
+) -> Report:
+    """Evaluate ``runs`` against ``qrels`` (``build_report``), gated and saved as asked.
+
+    ``options`` are the evaluation options a baseline must share (min_grade, order, depth,
+    gains). With ``baseline``, the saved figures are loaded, their options checked, their
+    metrics computed even if ``metrics`` omits them, and the report carries the gate's verdict
+    (``report.gate``). With ``save_to``, the figures are written there as a baseline. The test
+    set is ``testset`` (a version's identity) or, for plain qrels, ``file_identity(qrels_path)``.
+    """
+    if baseline and save_to:
+        msg = "use --save-baseline and --baseline in separate runs"
+        raise LabelerError(msg, field="baseline")
+    wanted = [str(m) for m in parse_metrics(metrics, ks)]
+    saved = None
+    if baseline:
+        saved = load_baseline(baseline)
+        check_options(saved, options)
+        wanted += [m for m in gate_metrics(saved) if m not in wanted]
+    report = build_report(qrels, runs, wanted, ks=ks, **options, testset=testset, **report_options)
+    if saved is None and not save_to:
+        return report
+    identity = testset or (file_identity(qrels_path) if qrels_path is not None else None)
+    if saved is not None:
+        means = {r.run: r.means() for r in report.results}
+        verdict = check_gate(saved, means, options=options, tolerance=tolerance, testset=identity)
+        report = report.with_gate(verdict)
+    if save_to:
+        used = {**options, "metrics": list(report.metrics)}
+        save_baseline(save_to, baseline_payload(report.figures(), used, identity))
+    return report
+
+
 __all__ = [
     "DEFAULT_TOLERANCE",
     "FORMAT",
@@ -221,6 +285,8 @@ __all__ = [
     "baseline_payload",
     "check_gate",
     "check_options",
+    "evaluate_gated",
+    "file_identity",
     "gate_metrics",
     "load_baseline",
     "save_baseline",

@@ -8,18 +8,20 @@ import csv
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from labeler.errors import LabelerError
 from labeler.metrics.comparison import DEFAULT_RESAMPLES, DEFAULT_SEED, Comparison, compare
 from labeler.metrics.evaluation import RunResult, evaluate
-from labeler.metrics.gate import GateResult
 from labeler.metrics.registry import DEFAULT_KS, parse_metrics
 from labeler.metrics.tables import Qrels, Run
 from labeler.metrics.types import Gains, Metric, Options, Order
 from labeler.spreadsheet import escape_cell
+
+if TYPE_CHECKING:  # the gate builds reports: it imports this module, not the other way
+    from labeler.metrics.gate import GateResult
 
 _EXAMPLES = 3  # ids quoted in a warning
 

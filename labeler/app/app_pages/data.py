@@ -1,4 +1,9 @@
-"""Data: what the project holds, and uploads through the same importers as the CLI."""
+"""Data: what the project holds, and uploads through the same importers as the CLI.
+
+The upload form is built from the importer registry (``labeler.importers.registry``): the kinds
+a file can be uploaded for, the extensions each accepts, and a field for each of its options
+that the registry offers to the app; the import runs through ``run_import``, as the CLI's does.
+"""
 
 from __future__ import annotations
 
@@ -8,29 +13,11 @@ from pathlib import Path
 import streamlit as st
 
 from labeler.app.state import get_store, user_errors
-from labeler.importers import (
-    IMPORT_KINDS,
-    import_chunks,
-    import_deepeval,
-    import_documents,
-    import_qrels,
-    import_questions,
-    import_ragas,
-    import_run,
-    parse_grade_map,
-)
+from labeler.importers.registry import IMPORT_KINDS, ImportKind, ImportOption, run_import
 
 store = get_store()
 
-UPLOADABLE = {
-    "chunks": ["jsonl", "csv", "parquet"],
-    "documents": ["jsonl"],
-    "questions": ["jsonl", "csv"],
-    "run": ["trec", "txt", "run", "tsv", "jsonl"],
-    "qrels": ["qrels", "txt", "tsv"],
-    "ragas": ["csv", "json", "jsonl"],
-    "deepeval": ["json", "jsonl", "csv"],
-}
+UPLOADABLE = {name: kind for name, kind in IMPORT_KINDS.items() if not kind.folder}
 
 
 def status_panel() -> None:
@@ -56,57 +43,51 @@ def status_panel() -> None:
         )
 
 
-def run_import(kind: str, path: Path, options: dict) -> None:
-    if kind == "chunks":
-        report = import_chunks(store, path, chunking=options["chunking"])
-    elif kind == "documents":
-        report = import_documents(store, path)
-    elif kind == "questions":
-        report = import_questions(store, path)
-    elif kind == "run":
-        report = import_run(store, path, name=options["name"] or None, pool_depth=options["depth"])
-    elif kind == "qrels":
-        report = import_qrels(
-            store, path, reviewer=options["reviewer"], grade_map=parse_grade_map(options["map"])
+def option_field(kind: ImportKind, option: ImportOption) -> object:
+    """The form field of one importer option (only those the registry labels for the app)."""
+    key = f"data_{kind.name}_{option.name}"
+    if option.kind == "flag":
+        return st.checkbox(option.label, value=bool(option.default), key=key, help=option.help)
+    if option.kind == "int":
+        return st.number_input(
+            option.label,
+            min_value=option.minimum,
+            value=option.default,
+            step=1,
+            key=key,
+            help=option.help,
         )
-    else:
-        generated = (import_ragas if kind == "ragas" else import_deepeval)(store, path)
-        st.success(generated.summary())
-        if generated.unmatched:
-            st.caption("Contexts that matched no chunk (find them with the grading page's search):")
-            st.dataframe(
-                [
-                    {"line": u.line, "question": u.question_id, "context": u.preview(200)}
-                    for u in generated.unmatched
-                ],
-                hide_index=True,
-            )
-        return
-    st.success(report.summary())
+    value = st.text_input(option.label, value=option.default or "", key=key, help=option.help)
+    if option.kind == "tags":
+        return tuple(t.strip() for t in value.split(",") if t.strip())
+    return value.strip()
+
+
+def show_outcome(outcome) -> None:
+    st.success("\n".join(outcome.lines))
+    if outcome.unmatched:
+        st.caption("Contexts that matched no chunk (find them with the grading page's search):")
+        st.dataframe(
+            [
+                {"line": u.line, "question": u.question_id, "context": u.preview(200)}
+                for u in outcome.unmatched
+            ],
+            hide_index=True,
+        )
 
 
 def upload_panel() -> None:
     st.subheader("Import a file")
-    kind = st.selectbox(
+    name = st.selectbox(
         "What is in the file?",
         list(UPLOADABLE),
-        format_func=lambda k: f"{k}: {IMPORT_KINDS[k].summary} ({IMPORT_KINDS[k].formats})",
+        format_func=lambda k: f"{k}: {UPLOADABLE[k].summary} ({UPLOADABLE[k].formats})",
         key="data_kind",
     )
-    options: dict = {}
-    if kind == "chunks":
-        options["chunking"] = st.text_input("Chunking name", "default", key="data_chunking")
-    elif kind == "run":
-        options["name"] = st.text_input(
-            "Run name (empty: the TREC tag or the file name)", key="data_run"
-        )
-        options["depth"] = st.number_input("Pool depth", 1, 1000, 10, key="data_depth")
-    elif kind == "qrels":
-        options["reviewer"] = st.text_input("Reviewer", "imported", key="data_reviewer")
-        options["map"] = st.text_input(
-            "Grade map (optional), e.g. 4:2,3:2,2:1,1:1,0:0", key="data_map"
-        )
-    upload = st.file_uploader("File", type=UPLOADABLE[kind], key=f"data_file_{kind}")
+    kind = UPLOADABLE[name]
+    st.caption(kind.help)
+    values = {o.name: option_field(kind, o) for o in kind.options if o.label}
+    upload = st.file_uploader("File", type=list(kind.extensions), key=f"data_file_{kind.name}")
     if upload is None or not st.button("Import", type="primary", key="data_import"):
         return
     with tempfile.TemporaryDirectory() as folder:
@@ -114,7 +95,7 @@ def upload_panel() -> None:
         path = Path(folder) / Path(upload.name).name
         path.write_bytes(upload.getvalue())
         with user_errors(shown_path=(str(path), upload.name)), st.spinner("Importing…"):
-            run_import(kind, path, options)
+            show_outcome(run_import(kind, store, path, values))
 
 
 st.title("Data")

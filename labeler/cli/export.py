@@ -1,0 +1,164 @@
+"""``labeler export``: the labels as the next version of a test set."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from labeler.cli.base import (
+    db_option,
+    echo_json,
+    format_option,
+    main,
+    open_store,
+    shown_path,
+)
+from labeler.config import exports_dir
+from labeler.exporters.consensus import POLICIES
+
+SHOWN_DISAGREEMENTS = 50
+
+out_option = click.option(
+    "--out",
+    default=None,
+    type=click.Path(file_okay=False),
+    help="Folder holding the test sets, one sub-folder per name (default: $LABELER_EXPORTS,"
+    " else exports/ next to the database).",
+)
+
+
+def _grades(counts: dict) -> str:
+    per = counts.get("labels_per_grade", {})
+    return ", ".join(f"{g}: {per.get(g, 0)}" for g in ("0", "1", "2"))
+
+
+@main.command("export")
+@click.argument("name")
+@out_option
+@click.option("--chunking", default=None, help="Chunking the labels refer to (default: current).")
+@click.option(
+    "--tag", "tags", multiple=True, help="Only questions with this tag (repeat: any of them)."
+)
+@click.option(
+    "--min-reviewers",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Only questions judged by at least this many reviewers.",
+)
+@click.option(
+    "--include-pending",
+    is_flag=True,
+    help="Also generated questions still awaiting review (rejected ones never).",
+)
+@click.option(
+    "--min-grade",
+    type=click.IntRange(1, 2),
+    default=1,
+    show_default=True,
+    help="Grade from which a chunk counts as relevant; recorded for consumers.",
+)
+@click.option(
+    "--policy",
+    type=click.Choice(list(POLICIES)),
+    default=None,
+    help="How to settle reviewers' disagreements (default: stop and list them).",
+)
+@click.option("--dry-run", is_flag=True, help="Show what would be written; write nothing.")
+@format_option
+@db_option
+def export_cmd(
+    name: str,
+    out: str | None,
+    chunking: str | None,
+    tags: tuple[str, ...],
+    min_reviewers: int,
+    include_pending: bool,
+    min_grade: int,
+    policy: str | None,
+    dry_run: bool,
+    fmt: str,
+    db_path: Path,
+) -> None:
+    """Write the labels as the next version of test set NAME: OUT/NAME/vN.
+
+    OUT is --out, else $LABELER_EXPORTS, else exports/ next to the database (where the app's
+    Export page writes too).
+
+    The version holds manifest.json, questions.jsonl, qrels.tsv and chunks.jsonl, is never
+    changed once written, and is not written at all when an existing version already holds
+    the same content. Reviewers' disagreements stop the export unless --policy settles them.
+
+    \b
+    Example:
+        labeler export orders-faq --policy majority
+    """
+    from labeler.exporters.consensus import DisagreementError
+    from labeler.exporters.diff import describe_changes
+    from labeler.exporters.testset import Selection, export_testset
+
+    selection = Selection(
+        tags=tags,
+        min_reviewers=min_reviewers,
+        include_pending=include_pending,
+        min_grade=min_grade,
+        policy=policy,
+    )
+    out = exports_dir(db_path, out)
+    with open_store(db_path) as store:
+        try:
+            result = export_testset(
+                store, name, out=out, selection=selection, chunking=chunking, dry_run=dry_run
+            )
+        except DisagreementError as error:
+            click.echo("Disagreements (question / chunk: reviewer grade):", err=True)
+            for item in error.disagreements[:SHOWN_DISAGREEMENTS]:
+                click.echo("  " + item.describe(), err=True)
+            if len(error.disagreements) > SHOWN_DISAGREEMENTS:
+                click.echo(
+                    f"  … and {len(error.disagreements) - SHOWN_DISAGREEMENTS} more", err=True
+                )
+            raise
+    if fmt == "json":
+        echo_json(result.as_dict())
+        return
+    data = result.as_dict()
+    counts = data["counts"]
+    if result.status == "unchanged":
+        click.echo(
+            f"Unchanged: v{result.version} already holds this content ({data['content_hash']});"
+            " nothing written."
+        )
+        return
+    verb = "Created" if result.status == "created" else "Would create"
+    parent = f"parent v{data['parent']}" if data["parent"] else "first version"
+    click.echo(f"{verb} {shown_path(result.path)} ({parent}, chunking {data['chunking']!r})")
+    click.echo(
+        f"  questions: {counts['questions']} ({counts['unanswerable']} unanswerable;"
+        f" {counts['answerable']} answerable, of which {counts.get('no_relevant_label', 0)} with"
+        f" no relevant label at min grade {data['selection']['min_grade']})"
+    )
+    click.echo(
+        f"  qrels: {counts['qrels']} (grade {_grades(counts)}) over {counts['chunks']} chunks,"
+        f" {counts['reviewers']} reviewer{'' if counts['reviewers'] == 1 else 's'}"
+    )
+    click.echo(f"  content hash: {data['content_hash']}")
+    if data["changes"] and data["parent"] is not None:
+        click.echo(f"  {describe_changes(data['changes'], data['parent'])}")
+    if data["stale_labels"]:
+        click.echo(
+            f"Warning: {data['stale_labels']} stale label{'s' if data['stale_labels'] != 1 else ''}"
+            " left out: their chunk's text changed since they were given; a reviewer confirms"
+            " or changes them on the grading page.",
+            err=True,
+        )
+    if data["missing_chunks"]:
+        click.echo(
+            f"Warning: {data['missing_chunks']} graded chunks are no longer in chunking"
+            f" {data['chunking']!r}; their grades were left out.",
+            err=True,
+        )
+
+
+__all__ = ["export_cmd", "out_option"]
