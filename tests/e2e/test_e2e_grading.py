@@ -93,3 +93,28 @@ def test_two_sessions_grading_by_key_close_every_store(loaded: Store, serve, pag
         time.sleep(0.2)
     assert open_database_files(server.process.pid, loaded.path) == []
     other.context.close()
+
+
+def test_a_stale_label_is_shown_with_both_texts(loaded: Store, serve, page, tmp_path) -> None:
+    from labeler.importers import import_chunks
+
+    loaded.set_grade("q1", "default", "rate-limits", "maria", 2)
+    changed = tmp_path / "changed.jsonl"
+    changed.write_text(
+        '{"id": "rate-limits", "text": "Each API key may send 50 requests per minute.'
+        ' Extra requests get status 429 & a Retry-After header."}\n',
+        encoding="utf-8",
+    )
+    import_chunks(loaded, changed, replace_text=True)
+    server = serve(loaded.path)
+    page.goto(f"{server.url}/?question=q1&reviewer=maria")
+    wait_for_app(page)
+    page.wait_for_selector("text=Text changed since graded")
+    card = page.locator("[class*='st-key-label_card_']", has_text="Text changed since graded")
+    card.locator("button[role=radio]").first.wait_for()
+    card.scroll_into_view_if_needed()
+    wait_for_app(page)
+    screenshot(page, "grade-stale")
+    assert "50 requests per minute" in card.inner_text()
+    assert "100 requests per minute" in card.inner_text()
+    assert "status 429 & a Retry-After" in card.inner_text()

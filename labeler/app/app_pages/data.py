@@ -85,7 +85,6 @@ def upload_panel() -> None:
         key="data_kind",
     )
     kind = UPLOADABLE[name]
-    st.caption(kind.help)
     values = {o.name: option_field(kind, o) for o in kind.options if o.label}
     upload = st.file_uploader("File", type=list(kind.extensions), key=f"data_file_{kind.name}")
     if upload is None or not st.button("Import", type="primary", key="data_import"):
