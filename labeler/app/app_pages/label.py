@@ -325,12 +325,13 @@ def card(
     q = view.question
     with st.container(border=True, key=f"label_card_{index}"):
         head = f"{index + 1}. {chunk.title or chunk.doc_id or 'Untitled'}"
+        # One element for the head and the text: a page of thirty cards reruns on every key.
         st.html(
             '<div class="lbl-card-head">'
             f"<b>{'▶ ' if index == cursor else ''}{html.escape(head)}</b>"
             f"<span>{html.escape(chunk.id)}</span></div>"
+            + safe_text_html(chunk.text, spans=spans)
         )
-        st.html(safe_text_html(chunk.text, spans=spans))
         if candidate.stale:
             stale_notice(candidate)
         with st.container(horizontal=True, vertical_alignment="center"):
@@ -424,6 +425,18 @@ def keep_in_view(key: str, question_id: str) -> None:
     )
 
 
+def question_spans(view: labeling.QuestionView) -> list:
+    """Where the question's words are in each card's text, worked out once per question and
+    set of texts (kept in the session: a key press does not change them)."""
+    key = (view.question.text, tuple((c.chunk.id, c.chunk.text) for c in view.candidates))
+    kept = st.session_state.get("label_spans")
+    if kept is None or kept[0] != key:
+        spans = match_spans([c.chunk.text for c in view.candidates], view.question.text)
+        kept = (key, spans)
+        st.session_state["label_spans"] = kept
+    return kept[1]
+
+
 @store_fragment(key=GRADING)
 def grading() -> None:
     show_flash()
@@ -452,7 +465,7 @@ def grading() -> None:
         " box-shadow: 0 0 0 3px #ffe8cc; }</style>"
     )
     keep_in_view(f"label_card_{cursor}", question_id)
-    all_spans = match_spans([c.chunk.text for c in view.candidates], view.question.text)
+    all_spans = question_spans(view)
     for index, (candidate, spans) in enumerate(zip(view.candidates, all_spans, strict=True)):
         card(view, index, candidate, spans, cursor)
     search_box(view)
