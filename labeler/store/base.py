@@ -1,9 +1,10 @@
 """The connection: one per Store, WAL, a busy timeout, and write transactions that take the lock
 up front.
 
-Streamlit runs every rerun on a new thread, so a Store is opened per rerun (cheap for SQLite) and
-never shared between threads. ``BEGIN IMMEDIATE`` makes two writers queue on the busy timeout
-instead of one failing on a read-to-write lock upgrade: two reviewers never lose a write.
+Streamlit runs every rerun on a new thread, so the app opens a Store per script run (cheap for
+SQLite) and never shares one between threads; SQLite's same-thread check stays on to prove it.
+``BEGIN IMMEDIATE`` makes two writers queue on the busy timeout instead of one failing on a
+read-to-write lock upgrade: two reviewers never lose a write.
 """
 
 from __future__ import annotations
@@ -71,9 +72,9 @@ class StoreBase:
         """Connect, check that the file is a SQLite database, and bring its schema up to date.
         A file that is not a database raises sqlite3.DatabaseError at the first statement."""
         self.db = None
-        conn = sqlite3.connect(
-            str(path), timeout=BUSY_TIMEOUT_S, check_same_thread=False, isolation_level=None
-        )
+        # SQLite's own check stays on: a store is used on the thread that opened it (the app
+        # opens one per script run, see labeler.app.state), and a slip fails loudly.
+        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_S, isolation_level=None)
         self.db = sqlite_utils.Database(conn, execute_plugins=False)
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
