@@ -329,8 +329,7 @@ def card(
         st.html(
             '<div class="lbl-card-head">'
             f"<b>{'▶ ' if index == cursor else ''}{html.escape(head)}</b>"
-            f"<span>{html.escape(chunk.id)}</span></div>"
-            + safe_text_html(chunk.text, spans=spans)
+            f"<span>{html.escape(chunk.id)}</span></div>" + safe_text_html(chunk.text, spans=spans)
         )
         if candidate.stale:
             stale_notice(candidate)
