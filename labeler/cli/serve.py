@@ -34,6 +34,12 @@ def streamlit_command(port: int, *, address: str = "localhost") -> list[str]:
         "none",
         "--browser.gatherUsageStats",
         "false",
+        # Streamlit runs a full garbage collection after every script run by default; with
+        # pandas loaded that is ~100 ms, holding the GIL while the run's deltas wait to be
+        # sent: most of a key press's latency on the grading page. Python's own generational
+        # collector still runs as usual.
+        "--runner.postScriptGC",
+        "false",
         "--client.toolbarMode",
         "minimal",
         "--theme.base",

@@ -4,10 +4,13 @@ Keys (native button shortcuts, inactive while typing in a text box): 0/1/2 grade
 chunk and move to the next one that needs a grade, J/K move between chunks, N/P between
 questions, U marks the question unanswerable, S skips it. No key clears a grade.
 
-The progress, the question, its toolbar and its cards are one fragment (``label_grading``): a
-key press reruns only them, not the sidebar (every button of the fragment reruns it by itself,
-with no second run). Which question comes next and where the cursor goes are decided by
-``labeler.labeling`` (queues, ``after_grade``); this page only keeps the reviewer's place.
+What a key press redraws. The question and its cards are a fragment (``label_grading``), so
+nothing outside it (the sidebar, the page) reruns while grading; inside it, the head (progress,
+question, toolbar) and each card are fragments of their own. A grade or a cursor move reruns the
+head and the two cards it touched (the one graded or left, the one the cursor lands on), not
+the thirty others; moving to another question reruns the whole grading fragment. Which
+question comes next and where the cursor goes are decided by ``labeler.labeling`` (queues,
+``after_grade``); this page only keeps the reviewer's place.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from labeler.store import match_spans
 
 GRADE_NAMES = {0: "0 · not relevant", 1: "1 · helps partly", 2: "2 · answers it"}
 GRADING = "label_grading"
+HEAD = "label_head"
 
 store = get_store()
 me = reviewer()
@@ -33,6 +37,22 @@ me = reviewer()
 
 def _queue_options() -> dict:
     return {"queue": st.session_state.get("label_queue"), "tag": st.session_state.get("label_tag")}
+
+
+def _card_key(index: int) -> str:
+    return f"label_cardfrag_{index}"
+
+
+def _redraw(*indices: int) -> None:
+    """From a callback: rerun the head and the cards at ``indices``, nothing else."""
+    count = len(st.session_state.get("label_chunk_ids", []))
+    cards = dict.fromkeys(_card_key(i) for i in indices if 0 <= i < count)
+    st.rerun([HEAD, *cards])
+
+
+def _redraw_question() -> None:
+    """From a callback: rerun the whole grading fragment (another question, a new card)."""
+    st.rerun(GRADING)
 
 
 # navigation ---------------------------------------------------------------------------------
@@ -51,6 +71,7 @@ def _go(question_id: str | None, *, remember: bool = True) -> None:
 def go_next() -> None:
     current = st.query_params.get("question")
     _go(labeling.next_question(store, me, current, **_queue_options()))
+    _redraw_question()
 
 
 @safely
@@ -58,9 +79,10 @@ def go_previous() -> None:
     history = st.session_state.get("label_history", [])
     if history:
         _go(history.pop(), remember=False)
-        return
-    current = st.query_params.get("question")
-    _go(labeling.previous_question(store, me, current, **_queue_options()))
+    else:
+        current = st.query_params.get("question")
+        _go(labeling.previous_question(store, me, current, **_queue_options()))
+    _redraw_question()
 
 
 def go_to(question_id: str) -> None:
@@ -73,9 +95,9 @@ def go_to(question_id: str) -> None:
 
 def move_cursor(step: int) -> None:
     count = len(st.session_state.get("label_chunk_ids", []))
-    st.session_state["label_cursor"] = labeling.move(
-        count, st.session_state.get("label_cursor", 0), step
-    )
+    old = st.session_state.get("label_cursor", 0)
+    st.session_state["label_cursor"] = labeling.move(count, old, step)
+    _redraw(old, st.session_state["label_cursor"])
 
 
 # writes -------------------------------------------------------------------------------------
@@ -96,27 +118,32 @@ def grade_current(value: int) -> None:
     labeling.grade(store, question_id, chunk_ids[cursor], me, value)
     needs = st.session_state.get("label_needs", [True] * len(chunk_ids))
     st.session_state["label_cursor"] = labeling.after_grade(needs, cursor)
+    _redraw(cursor, st.session_state["label_cursor"])
 
 
 @safely
 def grade_clicked(question_id: str, chunk_id: str, index: int) -> None:
     value = st.session_state.get(_widget_key(question_id, chunk_id))
+    old = st.session_state.get("label_cursor", 0)
     st.session_state["label_cursor"] = index
     if value is not None:
         labeling.grade(store, question_id, chunk_id, me, value)
+    _redraw(old, index)
 
 
 @safely
-def save_note(question_id: str, chunk_id: str) -> None:
+def save_note(question_id: str, chunk_id: str, index: int) -> None:
     note = st.session_state.get(f"label_note::{question_id}::{chunk_id}", "")
     labeling.set_note(store, question_id, chunk_id, me, note)
     flash("Note saved.")
+    _redraw(index)
 
 
 @safely
 def toggle_unanswerable(question_id: str, value: bool) -> None:
     labeling.mark(store, question_id, me, unanswerable=value)
     flash("Marked unanswerable." if value else "Unanswerable mark removed.")
+    _redraw_question()
 
 
 @safely
@@ -129,6 +156,7 @@ def skip(question_id: str) -> None:
 def add_from_search(question_id: str, chunk_id: str) -> None:
     if labeling.add_candidate(store, question_id, chunk_id, me):
         flash(f"Added {chunk_id} to the candidates.")
+    _redraw_question()
 
 
 # sidebar ------------------------------------------------------------------------------------
@@ -314,13 +342,15 @@ def stale_notice(candidate: labeling.CandidateView) -> None:
         show_text(candidate.graded_text or "", css_class="lbl-context")
 
 
-def card(
-    view: labeling.QuestionView,
-    index: int,
-    candidate: labeling.CandidateView,
-    spans: list,
-    cursor: int,
-) -> None:
+def card(index: int) -> None:
+    """One candidate: its head, text, grade and toggles. A fragment of its own (see the module
+    docstring), so it reads the question's view as the head last loaded it."""
+    view = st.session_state.get("label_view")
+    if view is None or index >= len(view.candidates):
+        return
+    candidate = view.candidates[index]
+    spans = st.session_state["label_spans"][1][index]
+    cursor = st.session_state.get("label_cursor", 0)
     chunk = candidate.chunk
     q = view.question
     with st.container(border=True, key=f"label_card_{index}"):
@@ -363,7 +393,7 @@ def card(
         # thirty cards stays quick to rerun after every grade.
         opened = st.session_state.get(open_key) or []
         if "note" in opened:
-            note_editor(q.id, candidate)
+            note_editor(q.id, candidate, index)
         elif candidate.note:
             st.caption("Your note:")
             st.text(candidate.note)
@@ -372,7 +402,7 @@ def card(
                 surrounding_text(candidate, q.text)
 
 
-def note_editor(question_id: str, candidate: labeling.CandidateView) -> None:
+def note_editor(question_id: str, candidate: labeling.CandidateView, index: int) -> None:
     if candidate.grade is None:
         st.caption("Grade the chunk first, then say why.")
         return
@@ -384,7 +414,7 @@ def note_editor(question_id: str, candidate: labeling.CandidateView) -> None:
         "Save note",
         key=f"label_note_save::{question_id}::{chunk_id}",
         on_click=save_note,
-        args=(question_id, chunk_id),
+        args=(question_id, chunk_id, index),
     )
 
 
@@ -436,37 +466,53 @@ def question_spans(view: labeling.QuestionView) -> list:
     return kept[1]
 
 
-@store_fragment(key=GRADING)
-def grading() -> None:
+@store_fragment(key=HEAD)
+def head() -> None:
+    """Progress, the question and the toolbar; loads the question's view for the cards."""
     show_flash()
     progress_line()
-    question_id = choose_question()
-    if question_id is None:
-        st.title("Nothing to grade yet")
-        st.write("Import questions and chunks first (see the Data page), or run `labeler demo`.")
-        return
+    question_id = st.session_state["label_qid"]
     view = labeling.open_question(store, question_id, me)
-    if st.session_state.get("label_qid") != question_id:
+    if st.session_state.get("label_view_of") != question_id:
         st.session_state["label_cursor"] = labeling.first_to_grade(view)
-    st.session_state["label_qid"] = question_id
+    st.session_state["label_view_of"] = question_id
+    st.session_state["label_view"] = view
     st.session_state["label_chunk_ids"] = [c.chunk.id for c in view.candidates]
     st.session_state["label_needs"] = [c.needs_grade for c in view.candidates]
+    question_spans(view)
     cursor = min(st.session_state.get("label_cursor", 0), max(len(view.candidates) - 1, 0))
+    st.session_state["label_cursor"] = cursor
     question_header(view)
     toolbar(view, cursor)
-    if not view.candidates:
-        st.info(
-            "No candidate chunks for this question yet: search the corpus below, or mark it "
-            "unanswerable."
-        )
     st.html(
         f"<style>.st-key-label_card_{cursor} {{ border: 2px solid #e8590c !important;"
         " box-shadow: 0 0 0 3px #ffe8cc; }</style>"
     )
     keep_in_view(f"label_card_{cursor}", question_id)
-    all_spans = question_spans(view)
-    for index, (candidate, spans) in enumerate(zip(view.candidates, all_spans, strict=True)):
-        card(view, index, candidate, spans, cursor)
+
+
+def card_fragment(index: int) -> None:
+    store_fragment(card, key=_card_key(index))(index)
+
+
+@store_fragment(key=GRADING)
+def grading() -> None:
+    question_id = choose_question()
+    if question_id is None:
+        show_flash()
+        st.title("Nothing to grade yet")
+        st.write("Import questions and chunks first (see the Data page), or run `labeler demo`.")
+        return
+    st.session_state["label_qid"] = question_id
+    head()
+    view = st.session_state["label_view"]
+    if not view.candidates:
+        st.info(
+            "No candidate chunks for this question yet: search the corpus below, or mark it "
+            "unanswerable."
+        )
+    for index in range(len(view.candidates)):
+        card_fragment(index)
     search_box(view)
 
 
