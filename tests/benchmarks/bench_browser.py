@@ -158,6 +158,19 @@ def wait_idle(page) -> None:
     page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']")
 
 
+ONE_CURSOR = """() => [...document.querySelectorAll('.lbl-card-head')]
+    .filter(h => h.innerText.includes('\u25b6')).length === 1"""
+
+
+def settle(page) -> None:
+    """Before the next key: the app idle, and the cursor drawn on exactly one card (a grade
+    reruns the head and two cards, possibly as two runs: idle once is not enough)."""
+    for _ in range(2):
+        page.wait_for_timeout(30)
+        wait_idle(page)
+    page.wait_for_function(ONE_CURSOR)
+
+
 def measure(db: Path, question: str | None, keys: int, label: str) -> dict[str, float] | None:
     from playwright.sync_api import sync_playwright
 
@@ -195,8 +208,7 @@ def measure(db: Path, question: str | None, keys: int, label: str) -> dict[str, 
                 page.evaluate(ARM, [current["key"], key])
                 page.keyboard.press(key)
                 latency = page.evaluate("() => window.__bench.done")
-                page.wait_for_timeout(30)
-                wait_idle(page)
+                settle(page)
                 if latency is None:
                     lost += 1
                 elif number >= WARM_UP:

@@ -24,7 +24,7 @@ from labeler import labeling
 from labeler.app.state import flash, get_store, reviewer, safely, show_flash, store_fragment
 from labeler.app.widgets import safe_text_html, show_text, tags_html
 from labeler.candidates import describe_sources
-from labeler.models import Grade
+from labeler.models import Grade, Question
 from labeler.store import match_spans
 
 GRADE_NAMES = {0: "0 · not relevant", 1: "1 · helps partly", 2: "2 · answers it"}
@@ -294,7 +294,18 @@ def toolbar(view: labeling.QuestionView, cursor: int) -> None:
         )
 
 
-def question_header(view: labeling.QuestionView) -> None:
+def question_text(question: Question) -> None:
+    """The question itself: it does not change while it is graded, so it is outside the head."""
+    st.html(
+        safe_text_html(question.text, css_class="lbl-question")
+        + (tags_html(question.tags) if question.tags else "")
+    )
+    if question.reference_answer:
+        with st.expander("Reference answer", expanded=False):
+            show_text(question.reference_answer, question.text)
+
+
+def question_state(view: labeling.QuestionView) -> None:
     q = view.question
     graded, total = view.graded, len(view.candidates)
     state = "fully graded" if view.complete else f"{graded} of {total} chunks graded"
@@ -305,12 +316,6 @@ def question_header(view: labeling.QuestionView) -> None:
     if view.stale:
         state += f" · {view.stale} to check again (text changed)"
     st.caption(f"Question {q.id} · {state}")
-    st.html(safe_text_html(q.text, css_class="lbl-question"))
-    if q.tags:
-        st.html(tags_html(q.tags))
-    if q.reference_answer:
-        with st.expander("Reference answer", expanded=False):
-            show_text(q.reference_answer, q.text)
     if view.unanswerable and any(c.grade == Grade.ANSWERS and not c.stale for c in view.candidates):
         st.warning("You marked this question unanswerable but graded a chunk 2 (answers it).")
     if view.others_unanswerable:
@@ -482,7 +487,7 @@ def head() -> None:
     question_spans(view)
     cursor = min(st.session_state.get("label_cursor", 0), max(len(view.candidates) - 1, 0))
     st.session_state["label_cursor"] = cursor
-    question_header(view)
+    question_state(view)
     toolbar(view, cursor)
     st.html(
         f"<style>.st-key-label_card_{cursor} {{ border: 2px solid #e8590c !important;"
@@ -504,6 +509,7 @@ def grading() -> None:
         st.write("Import questions and chunks first (see the Data page), or run `labeler demo`.")
         return
     st.session_state["label_qid"] = question_id
+    question_text(store.get_question(question_id))
     head()
     view = st.session_state["label_view"]
     if not view.candidates:
