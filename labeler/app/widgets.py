@@ -83,9 +83,13 @@ STYLE = """
 .lbl-note-warning { background: #fff6e0; color: #6b4a00; border: 1px solid #f3dca0; }
 .lbl-note-info { background: #eaf3fc; color: #14426b; border: 1px solid #c4dcf3; }
 .lbl-note-ok { background: #e9f7ee; color: #17532f; border: 1px solid #bfe5cc; }
-div[data-testid="stLayoutWrapper"]:has(> .st-key-label_toolbar) {
+.lbl-card-head { margin-bottom: 0.45rem; }
+/* The grading page's head (progress and toolbar, a fragment of its own) stays in view. */
+div[data-testid="stLayoutWrapper"]:has(> div[data-testid="stVerticalBlock"]
+    > div[data-testid="stLayoutWrapper"] > .st-key-label_toolbar) {
     position: sticky; top: 3.75rem; z-index: 50; background: white;
-    padding: 6px 0; border-bottom: 1px solid #eee; }
+    padding: 6px 0; border-bottom: 1px solid #eee;
+    box-shadow: 0 -3.75rem 0 0 white; /* covers the cards scrolling above it, too */ }
 </style>
 """
 

@@ -44,10 +44,16 @@ def _card_key(index: int) -> str:
 
 
 def _redraw(*indices: int) -> None:
-    """From a callback: rerun the head and the cards at ``indices``, nothing else."""
+    """From a callback: rerun the head and the cards at ``indices``, nothing else.
+
+    Cards still waiting to be redrawn are kept in the session until they draw themselves: a key
+    pressed while an earlier redraw was pending replaces that rerun, and the cards it had
+    queued are then redrawn with this one instead of being left showing an old grade.
+    """
     count = len(st.session_state.get("label_chunk_ids", []))
-    cards = dict.fromkeys(_card_key(i) for i in indices if 0 <= i < count)
-    st.rerun([HEAD, *cards])
+    waiting = st.session_state.setdefault("label_dirty", set())
+    waiting.update(i for i in indices if 0 <= i < count)
+    st.rerun([HEAD, *(_card_key(i) for i in sorted(waiting) if i < count)])
 
 
 def _redraw_question() -> None:
@@ -162,13 +168,24 @@ def add_from_search(question_id: str, chunk_id: str) -> None:
 # sidebar ------------------------------------------------------------------------------------
 
 
-def progress_line() -> None:
-    """Progress in view while grading: questions fully graded, by you and by everyone."""
+def progress_line(view: labeling.QuestionView) -> None:
+    """Progress in view while grading, in one line above the toolbar: this question's state,
+    and the questions fully graded by you and by everyone (the bar is yours)."""
     counts = labeling.progress(store, me)
+    q = view.question
+    graded, total = view.graded, len(view.candidates)
+    state = "fully graded" if view.complete else f"{graded} of {total} chunks graded"
+    if view.unanswerable:
+        state = "marked unanswerable by you"
+    elif view.skipped:
+        state += ", skipped"
+    if view.stale:
+        state += f", {view.stale} to check again (text changed)"
     st.progress(
         counts["mine"] / max(counts["total"], 1),
-        text=f"You: {counts['mine']} of {counts['total']} questions fully graded"
-        f" · everyone: {counts['everyone']} · grades you gave today: {counts['today']}",
+        text=f"Question {q.id}: {state} · you: {counts['mine']} of {counts['total']}"
+        f" questions fully graded · everyone: {counts['everyone']} · grades today:"
+        f" {counts['today']}",
     )
 
 
@@ -305,17 +322,7 @@ def question_text(question: Question) -> None:
             show_text(question.reference_answer, question.text)
 
 
-def question_state(view: labeling.QuestionView) -> None:
-    q = view.question
-    graded, total = view.graded, len(view.candidates)
-    state = "fully graded" if view.complete else f"{graded} of {total} chunks graded"
-    if view.unanswerable:
-        state = "marked unanswerable by you"
-    elif view.skipped:
-        state += " · skipped"
-    if view.stale:
-        state += f" · {view.stale} to check again (text changed)"
-    st.caption(f"Question {q.id} · {state}")
+def question_warnings(view: labeling.QuestionView) -> None:
     if view.unanswerable and any(c.grade == Grade.ANSWERS and not c.stale for c in view.candidates):
         st.warning("You marked this question unanswerable but graded a chunk 2 (answers it).")
     if view.others_unanswerable:
@@ -350,6 +357,7 @@ def stale_notice(candidate: labeling.CandidateView) -> None:
 def card(index: int) -> None:
     """One candidate: its head, text, grade and toggles. A fragment of its own (see the module
     docstring), so it reads the question's view as the head last loaded it."""
+    st.session_state.setdefault("label_dirty", set()).discard(index)
     view = st.session_state.get("label_view")
     if view is None or index >= len(view.candidates):
         return
@@ -475,7 +483,6 @@ def question_spans(view: labeling.QuestionView) -> list:
 def head() -> None:
     """Progress, the question and the toolbar; loads the question's view for the cards."""
     show_flash()
-    progress_line()
     question_id = st.session_state["label_qid"]
     view = labeling.open_question(store, question_id, me)
     if st.session_state.get("label_view_of") != question_id:
@@ -487,7 +494,8 @@ def head() -> None:
     question_spans(view)
     cursor = min(st.session_state.get("label_cursor", 0), max(len(view.candidates) - 1, 0))
     st.session_state["label_cursor"] = cursor
-    question_state(view)
+    progress_line(view)
+    question_warnings(view)
     toolbar(view, cursor)
     st.html(
         f"<style>.st-key-label_card_{cursor} {{ border: 2px solid #e8590c !important;"
