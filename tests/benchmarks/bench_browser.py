@@ -68,17 +68,22 @@ INSTALL = """() => {
     document.addEventListener('keydown', () => { window.__bench.keydown = performance.now(); },
                               {capture: true});
 }"""
+# The card under the cursor: named by the page's cursor marker, else (the page before it had
+# one) the card whose title carries the ▶.
 CURRENT = """() => {
-    const cards = [...document.querySelectorAll('[class*="st-key-label_card_"]')];
-    for (const card of cards) {
-        const head = card.querySelector('.lbl-card-head');
-        if (head && head.innerText.includes('\u25b6')) {
-            const key = [...card.classList].find(c => c.startsWith('st-key-label_card_'));
-            const on = card.querySelector('button[role=radio][aria-checked=true]');
-            return {key: key, grade: on ? on.innerText.trim()[0] : null};
-        }
+    const marker = document.querySelectorAll('.lbl-cursor[data-card]');
+    let card = marker.length === 1
+        ? document.querySelector('.st-key-' + marker[0].dataset.card) : null;
+    if (!card) {
+        card = [...document.querySelectorAll('[class*="st-key-label_card_"]')].find(c => {
+            const head = c.querySelector('.lbl-card-head');
+            return head && head.innerText.includes('\u25b6');
+        });
     }
-    return null;
+    if (!card) return null;
+    const key = [...card.classList].find(c => c.startsWith('st-key-label_card_'));
+    const on = card.querySelector('button[role=radio][aria-checked=true]');
+    return {key: key, grade: on ? on.innerText.trim()[0] : null};
 }"""
 ARM = """([key, grade]) => {
     const shown = () => {
@@ -158,8 +163,9 @@ def wait_idle(page) -> None:
     page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']")
 
 
-ONE_CURSOR = """() => [...document.querySelectorAll('.lbl-card-head')]
-    .filter(h => h.innerText.includes('\u25b6')).length === 1"""
+ONE_CURSOR = """() => document.querySelectorAll('.lbl-cursor[data-card]').length === 1
+    || [...document.querySelectorAll('.lbl-card-head')]
+        .filter(h => h.innerText.includes('\u25b6')).length === 1"""
 
 
 def settle(page) -> None:

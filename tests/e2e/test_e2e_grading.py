@@ -136,11 +136,15 @@ def test_the_toolbar_stays_in_view_down_a_long_question(tmp_path, serve, page) -
     wait_for_app(page)
     page.wait_for_selector(".st-key-label_card_10")
     page.locator("[data-testid='stApp']").click(position={"x": 5, "y": 5})
-    for _ in range(10):
+    cursor = "() => document.querySelector('.lbl-cursor')?.dataset.card"
+    for _ in range(20):  # J until the cursor is on card 10 (this test is about the layout)
+        if page.evaluate(cursor) == "label_card_10":
+            break
         page.keyboard.press("j")
         wait_for_app(page)
+    assert page.evaluate(cursor) == "label_card_10"
+    wait_for_app(page)
     page.wait_for_timeout(800)  # the smooth scroll to the highlighted card
-    assert "\u25b6" in page.locator(".st-key-label_card_10").inner_text()
     card = page.locator(".st-key-label_card_10").bounding_box()
     toolbar = page.locator(".st-key-label_toolbar").bounding_box()
     assert card is not None
@@ -180,7 +184,8 @@ def test_fast_keys_leave_every_card_showing_what_the_database_holds(tmp_path, se
         """() => [...document.querySelectorAll('[class*="st-key-label_card_"]')].map(card => {
             const on = card.querySelector('button[role=radio][aria-checked=true]');
             const id = card.querySelector('.lbl-card-head span').innerText;
-            const cursor = card.querySelector('.lbl-card-head').innerText.includes('\u25b6');
+            const marker = document.querySelector('.lbl-cursor');
+            const cursor = card.classList.contains('st-key-' + marker.dataset.card);
             return [id, on ? on.innerText.trim()[0] : '', cursor];
         })"""
     )

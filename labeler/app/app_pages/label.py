@@ -6,9 +6,9 @@ questions, U marks the question unanswerable, S skips it. No key clears a grade.
 
 What a key press redraws. The question and its cards are a fragment (``label_grading``), so
 nothing outside it (the sidebar, the page) reruns while grading; inside it, the head (progress,
-question, toolbar) and each card are fragments of their own. A grade or a cursor move reruns the
-head and the two cards it touched (the one graded or left, the one the cursor lands on), not
-the thirty others; moving to another question reruns the whole grading fragment. Which
+toolbar, and the cursor, drawn with a style) and each card are fragments of their own. A grade
+reruns the head and the card graded, not the thirty others; a cursor move reruns the head
+only; moving to another question reruns the whole grading fragment. Which
 question comes next and where the cursor goes are decided by ``labeler.labeling`` (queues,
 ``after_grade``); this page only keeps the reviewer's place.
 """
@@ -100,10 +100,13 @@ def go_to(question_id: str) -> None:
 
 
 def move_cursor(step: int) -> None:
+    """J/K: the head redraws the cursor (its own rerun: the button is in it), no card reruns."""
     count = len(st.session_state.get("label_chunk_ids", []))
-    old = st.session_state.get("label_cursor", 0)
-    st.session_state["label_cursor"] = labeling.move(count, old, step)
-    _redraw(old, st.session_state["label_cursor"])
+    st.session_state["label_cursor"] = labeling.move(
+        count, st.session_state.get("label_cursor", 0), step
+    )
+    if st.session_state.get("label_dirty"):
+        _redraw()
 
 
 # writes -------------------------------------------------------------------------------------
@@ -124,17 +127,16 @@ def grade_current(value: int) -> None:
     labeling.grade(store, question_id, chunk_ids[cursor], me, value)
     needs = st.session_state.get("label_needs", [True] * len(chunk_ids))
     st.session_state["label_cursor"] = labeling.after_grade(needs, cursor)
-    _redraw(cursor, st.session_state["label_cursor"])
+    _redraw(cursor)
 
 
 @safely
 def grade_clicked(question_id: str, chunk_id: str, index: int) -> None:
     value = st.session_state.get(_widget_key(question_id, chunk_id))
-    old = st.session_state.get("label_cursor", 0)
     st.session_state["label_cursor"] = index
     if value is not None:
         labeling.grade(store, question_id, chunk_id, me, value)
-    _redraw(old, index)
+    _redraw(index)
 
 
 @safely
@@ -363,7 +365,6 @@ def card(index: int) -> None:
         return
     candidate = view.candidates[index]
     spans = st.session_state["label_spans"][1][index]
-    cursor = st.session_state.get("label_cursor", 0)
     chunk = candidate.chunk
     q = view.question
     with st.container(border=True, key=f"label_card_{index}"):
@@ -371,7 +372,7 @@ def card(index: int) -> None:
         # One element for the head and the text: a page of thirty cards reruns on every key.
         st.html(
             '<div class="lbl-card-head">'
-            f"<b>{'▶ ' if index == cursor else ''}{html.escape(head)}</b>"
+            f"<b>{html.escape(head)}</b>"
             f"<span>{html.escape(chunk.id)}</span></div>" + safe_text_html(chunk.text, spans=spans)
         )
         if candidate.stale:
@@ -453,13 +454,19 @@ def search_box(view: labeling.QuestionView) -> None:
                 )
 
 
-def keep_in_view(key: str, question_id: str) -> None:
-    """Scroll the highlighted card into view after a key moved it (Streamlit has no API for
-    it). Trusted code only: the script holds a widget key and never any chunk text."""
+def show_cursor(key: str, question_id: str) -> None:
+    """The cursor, drawn from the head alone (so moving it reruns no card): a style that rings
+    the current card and puts a ▶ before its title, a marker naming it (for tests and the
+    benchmark), and a script that scrolls it into view (Streamlit has no API for it). Trusted
+    code only: it holds a widget key and never any chunk text."""
     nonce = st.session_state.get("label_scroll_nonce", 0) + 1
     st.session_state["label_scroll_nonce"] = nonce
     selector = json.dumps(f".st-key-{key}")
     st.html(
+        f"<style>.st-key-{key} {{ border: 2px solid #e8590c !important;"
+        " box-shadow: 0 0 0 3px #ffe8cc; }"
+        f" .st-key-{key} .lbl-card-head b::before {{ content: '\\25B6  '; }}</style>"
+        f"<span class='lbl-cursor' data-card='{key}'></span>"
         f"<script data-nonce='{nonce}' data-q='{html.escape(question_id)}'>"
         f"setTimeout(() => document.querySelector({selector})"
         "?.scrollIntoView({block: 'center', behavior: 'smooth'}), 50);</script>",
@@ -497,11 +504,7 @@ def head() -> None:
     progress_line(view)
     question_warnings(view)
     toolbar(view, cursor)
-    st.html(
-        f"<style>.st-key-label_card_{cursor} {{ border: 2px solid #e8590c !important;"
-        " box-shadow: 0 0 0 3px #ffe8cc; }</style>"
-    )
-    keep_in_view(f"label_card_{cursor}", question_id)
+    show_cursor(f"label_card_{cursor}", question_id)
 
 
 def card_fragment(index: int) -> None:
