@@ -36,3 +36,20 @@ def test_create_a_version_from_the_export_page(tmp_path, serve, page, monkeypatc
     manifest = json.loads((exports / "orders-faq" / "v1" / "manifest.json").read_text())
     assert manifest["policy"] == "majority"
     assert manifest["counts"]["questions"] == 33
+    # A second version: the comparison appears, and switching its versions redraws only it.
+    with Store(db) as store:
+        store.set_grade("q001", "default", "orders-api-rate-limits#1", "maria", 0)
+    page.get_by_role("button", name="Create version").click()
+    wait_for_app(page)
+    page.wait_for_selector(".st-key-export_diff")
+    page.locator(".st-key-export_diff").scroll_into_view_if_needed()
+    wait_for_app(page)
+    screenshot(page, "export-compare")
+    from labeler.exporters.diff import diff_versions
+
+    summary = diff_versions(exports / "orders-faq" / "v1", exports / "orders-faq" / "v2").summary()
+    assert summary["labels_regraded"] + summary["labels_removed"] >= 1
+    shown = (
+        f"{summary['labels_added']} / {summary['labels_removed']} / {summary['labels_regraded']}"
+    )
+    assert shown in page.locator("[data-testid='stMetricValue']").all_inner_texts()
