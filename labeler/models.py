@@ -14,6 +14,14 @@ class Grade(IntEnum):
     ANSWERS = 2
 
 
+# The grades' names, for anything that shows a grade in words (the judge's pages, disputes).
+GRADE_LABELS = {
+    Grade.NOT_RELEVANT: "0 not relevant",
+    Grade.PARTIAL: "1 helps partly",
+    Grade.ANSWERS: "2 answers it",
+}
+
+
 @dataclass(frozen=True, slots=True)
 class Chunk:
     id: str
@@ -91,4 +99,4 @@ class ImportReport:
         return text
 
 
-__all__ = ["Chunk", "Grade", "ImportReport", "Question"]
+__all__ = ["GRADE_LABELS", "Chunk", "Grade", "ImportReport", "Question"]

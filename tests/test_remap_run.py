@@ -10,8 +10,7 @@ import pytest
 
 from labeler.errors import LabelerError
 from labeler.exporters import export_testset
-from labeler.exporters.consensus import adjudicate
-from labeler.labeling import mark
+from labeler.labeling import adjudicate, mark
 from labeler.remap import apply_remap, mapping_csv, plan_remap, remap
 from labeler.store import Store
 from tests.conftest import table_counts

@@ -27,8 +27,8 @@ from labeler.exporters.history import (
     witnessed,
     zip_version,
 )
-from labeler.version_format import CONTENT_FILES, MANIFEST, Content, read_version, version_dirs
 from labeler.exporters.testset import Selection, export_testset, plan_export
+from labeler.version_format import CONTENT_FILES, MANIFEST, Content, read_version, version_dirs
 
 store = get_store()
 OUT = Path(exports_path())

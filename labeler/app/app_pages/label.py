@@ -24,10 +24,11 @@ from labeler import labeling
 from labeler.app.state import flash, get_store, reviewer, safely, show_flash, store_fragment
 from labeler.app.widgets import safe_text_html, show_text, tags_html
 from labeler.candidates import describe_sources
-from labeler.models import Grade, Question
+from labeler.models import GRADE_LABELS, Grade, Question
 from labeler.store import match_spans
 
-GRADE_NAMES = {0: "0 · not relevant", 1: "1 · helps partly", 2: "2 · answers it"}
+# "2 · answers it": the grades' names (labeler.models), with a dot after the number.
+GRADE_NAMES = {int(g): name.replace(" ", " · ", 1) for g, name in GRADE_LABELS.items()}
 GRADING = "label_grading"
 HEAD = "label_head"
 
