@@ -194,6 +194,9 @@ def measure(db: Path, question: str | None, keys: int, label: str) -> dict[str, 
             wait_idle(page)
             first_load = time.perf_counter() - started
             page.evaluate(INSTALL)
+            # Streamlit drops a key pressed in the first few hundred ms after the page first
+            # settles (with or without fragments): start once a reader would.
+            page.wait_for_timeout(700)
             cards = page.locator('[class*="st-key-label_card_"]').count()
             shown = page.evaluate("() => new URLSearchParams(location.search).get('question')")
             print(

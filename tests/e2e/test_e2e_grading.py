@@ -32,6 +32,7 @@ def test_name_grade_three_from_the_keyboard_reload(loaded: Store, serve, page) -
     wait_for_app(page)
     page.wait_for_selector(".st-key-label_card_0")
     screenshot(page, "grade-before")
+    page.wait_for_timeout(700)  # a key in the first moments after the page settles is dropped
     page.locator("[data-testid='stApp']").click(position={"x": 5, "y": 5})
     for key in ("2", "0", "1"):
         page.keyboard.press(key)
@@ -83,6 +84,7 @@ def test_two_sessions_grading_by_key_close_every_store(loaded: Store, serve, pag
         tab.goto(f"{server.url}/?question=q1&reviewer={name}")
         wait_for_app(tab)
         tab.wait_for_selector(".st-key-label_card_0")
+        tab.wait_for_timeout(700)
         tab.locator("[data-testid='stApp']").click(position={"x": 5, "y": 5})
     for key in ("2", "j", "1", "k", "0", "1"):
         for tab in tabs.values():
@@ -166,6 +168,9 @@ def test_fast_keys_leave_every_card_showing_what_the_database_holds(tmp_path, se
     page.goto(f"{server.url}/?question=q005&reviewer=kim")
     wait_for_app(page)
     page.wait_for_selector(".st-key-label_card_5")
+    # Streamlit drops a key pressed in the first few hundred ms after a page first settles
+    # (with the page before the fragments too); a reviewer is still reading the question.
+    page.wait_for_timeout(700)
     page.locator("[data-testid='stApp']").click(position={"x": 5, "y": 5})
     page.keyboard.press("1")  # one grade at an ordinary pace first: the page takes keys
     page.wait_for_function(
@@ -175,28 +180,37 @@ def test_fast_keys_leave_every_card_showing_what_the_database_holds(tmp_path, se
     for key in "2j10jj2k1j0j2":
         page.keyboard.press(key)
         page.wait_for_timeout(40)
-    page.wait_for_timeout(1500)
-    wait_for_app(page)
-    page.wait_for_timeout(1500)
-    wait_for_app(page)
-    with Store(tmp_path / "demo.db") as store:
-        stored = {
-            r["chunk_id"]: str(r["grade"])
-            for r in store.question_labels("q005", store.current_chunking())
-            if r["reviewer"] == "kim"
-        }
-    shown = page.evaluate(
-        """() => [...document.querySelectorAll('[class*="st-key-label_card_"]')].map(card => {
-            const on = card.querySelector('button[role=radio][aria-checked=true]');
-            const id = card.querySelector('.lbl-card-head span').innerText;
-            const marker = document.querySelector('.lbl-cursor');
-            const cursor = card.classList.contains('st-key-' + marker.dataset.card);
-            return [id, on ? on.innerText.trim()[0] : '', cursor];
-        })"""
-    )
+
+    def stored() -> dict[str, str]:
+        with Store(tmp_path / "demo.db") as store:
+            return {
+                r["chunk_id"]: str(r["grade"])
+                for r in store.question_labels("q005", store.current_chunking())
+                if r["reviewer"] == "kim"
+            }
+
+    def shown() -> list:
+        return page.evaluate(
+            """() => [...document.querySelectorAll('[class*="st-key-label_card_"]')].map(card => {
+                const on = card.querySelector('button[role=radio][aria-checked=true]');
+                const id = card.querySelector('.lbl-card-head span').innerText;
+                const marker = document.querySelector('.lbl-cursor');
+                const cursor = card.classList.contains('st-key-' + marker.dataset.card);
+                return [id, on ? on.innerText.trim()[0] : '', cursor];
+            })"""
+        )
+
     # How many of the keys Streamlit applies when they come faster than it reruns depends on
     # the machine (it coalesces rerun requests); what must hold is that the page agrees with
-    # the database once it settles.
-    assert stored
-    assert {chunk: grade for chunk, grade, _ in shown if grade} == stored
-    assert sum(cursor for _, _, cursor in shown) == 1
+    # the database once it settles (a redraw may still be on its way: wait up to 20 s).
+    deadline = time.monotonic() + 20
+    while True:
+        wait_for_app(page)
+        page.wait_for_timeout(500)
+        cards = shown()
+        agrees = {chunk: grade for chunk, grade, _ in cards if grade} == stored()
+        if agrees or time.monotonic() > deadline:
+            break
+    assert stored()
+    assert {chunk: grade for chunk, grade, _ in cards if grade} == stored()
+    assert sum(cursor for _, _, cursor in cards) == 1
