@@ -88,8 +88,9 @@ STYLE = """
 div[data-testid="stLayoutWrapper"]:has(> div[data-testid="stVerticalBlock"]
     > div[data-testid="stLayoutWrapper"] > .st-key-label_toolbar) {
     position: sticky; top: 3.75rem; z-index: 50; background: white;
-    padding: 6px 0; border-bottom: 1px solid #eee;
-    box-shadow: 0 -3.75rem 0 0 white; /* covers the cards scrolling above it, too */ }
+    padding: 6px 0; border-bottom: 1px solid #eee; }
+/* An opaque header band, so what scrolls up past the sticky head is hidden, not seen through. */
+header[data-testid="stHeader"] { background: white; }
 </style>
 """
 
