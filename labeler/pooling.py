@@ -183,7 +183,7 @@ class PoolWorker:
         self.failures: list[str] = []
         self._pending: list[tuple[str, str]] = []
         # Where each reviewer is: (chunking, reviewer) -> (current question, tag, how many).
-        self._positions: dict[tuple[str, str], tuple[str | None, str | None, int]] = {}
+        self._positions: dict[tuple[str, str], tuple] = {}
         self._followed: dict[tuple[str, str], tuple[str | None, str | None, int]] = {}
         self._current: tuple[str, str] | None = None
         self._stopping = False
@@ -226,12 +226,13 @@ class PoolWorker:
         current: str | None,
         *,
         tag: str | None = None,
+        queue: str | None = None,
         ahead: int = PREFETCH_AHEAD,
     ) -> None:
         """The reviewer is on ``current``: compute the pools of the next ``ahead`` questions
-        of their queue. Returns at once: the queue is read on the worker's thread, so the
-        page pays nothing for it."""
-        position = (current, tag, ahead)
+        of their queue (``labeling.QUEUES``: the default, or another one plugged in). Returns
+        at once: the queue is read on the worker's thread, so the page pays nothing for it."""
+        position = (current, tag, ahead, queue)
         with self._cond:
             if self._followed.get((chunking, reviewer)) == position:
                 return  # a rerun on the same question (a grade, a note): nothing new to do
@@ -296,8 +297,10 @@ class PoolWorker:
 
     def _resolve(self, store: Store, positions: dict) -> None:
         """Turn reviewers' positions into the questions to compute next."""
-        for (chunking, reviewer), (current, tag, ahead) in positions.items():
-            rows = sorted(store.queue(chunking, reviewer, tag=tag), key=lambda r: r["id"])
+        from labeler.labeling import queue_rows  # the labelling core imports this module
+
+        for (chunking, reviewer), (current, tag, ahead, queue) in positions.items():
+            rows = queue_rows(store, reviewer, queue=queue, tag=tag, chunking=chunking)
             with self._cond:
                 self._put_first(chunking, upcoming_questions(rows, current, ahead))
 

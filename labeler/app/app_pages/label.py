@@ -20,7 +20,7 @@ import json
 
 import streamlit as st
 
-from labeler import labeling
+from labeler import labeling, pooling
 from labeler.app.state import flash, get_store, reviewer, safely, show_flash, store_fragment
 from labeler.app.widgets import safe_text_html, show_text, tags_html
 from labeler.candidates import describe_sources
@@ -521,7 +521,15 @@ def grading() -> None:
         st.write("Import questions and chunks first (see the Data page), or run `labeler demo`.")
         return
     st.session_state["label_qid"] = question_id
-    question_text(store.get_question(question_id))
+    question = store.get_question(question_id)
+    chunking = store.current_chunking()
+    if not pooling.pool_ready(store, question, chunking):
+        # A jump to a question whose pool was not computed ahead: its search runs now.
+        with st.spinner("Searching the corpus for this question's candidates…"):
+            pooling.ensure_search_pool(store, question, chunking)
+    # The next questions' pools are computed meanwhile, on the worker's own thread.
+    pooling.PoolWorker.shared(store.path).follow(chunking, me, question_id, **_queue_options())
+    question_text(question)
     head()
     view = st.session_state["label_view"]
     if not view.candidates:
