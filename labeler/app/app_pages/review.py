@@ -17,7 +17,7 @@ import streamlit as st
 
 from labeler import review
 from labeler.app.pages import PAGES_DIR
-from labeler.app.state import get_store, reviewer
+from labeler.app.state import get_store, reviewer, store_fragment
 from labeler.app.widgets import note_html, safe_text_html, spans_html, word_diff_html
 from labeler.errors import LabelerError
 from labeler.flags import FLAG_TITLES
@@ -739,7 +739,7 @@ def progress_bar() -> None:
     )
 
 
-@st.fragment
+@store_fragment
 def review_area() -> None:
     """The question, its decisions and its sources: a key reruns only this part of the page."""
     # An edit changes the flags of the question (and its cluster); the page load checked the
