@@ -66,7 +66,17 @@ def test_the_form_is_built_from_the_importer_registry(page: AppTest) -> None:
     assert [o.split(":")[0] for o in offered] == uploadable
     page.selectbox(key="data_kind").set_value("run").run()
     assert page.number_input(key="data_run_pool_depth").value == 10
-    assert page.get("file_uploader")[0].proto.type == [".trec", ".txt", ".run", ".tsv", ".jsonl"]
+    assert page.get("file_uploader")[0].proto.type == [
+        ".trec",
+        ".txt",
+        ".run",
+        ".qrels",
+        ".tsv",
+        ".tab",
+        ".jsonl",
+        ".ndjson",
+        ".json",
+    ]
 
 
 def test_a_changed_text_is_refused_unless_the_box_is_ticked(page: AppTest, loaded: Store) -> None:

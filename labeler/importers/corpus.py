@@ -7,6 +7,7 @@ from pathlib import Path
 
 from labeler.errors import LabelerError
 from labeler.importers.batching import upsert_unique
+from labeler.importers.registry import IMPORT_KINDS
 from labeler.models import ImportReport
 from labeler.readers import (
     Progress,
@@ -41,9 +42,8 @@ def import_chunks(
     carrying labels is refused, unless ``replace_text``: then those labels become stale.
     """
     path = check_file(path)
-    return write_chunks(
-        store, path, iter_records(path, progress), chunking=chunking, replace_text=replace_text
-    )
+    records = iter_records(path, progress, accept=IMPORT_KINDS["chunks"].reads)
+    return write_chunks(store, path, records, chunking=chunking, replace_text=replace_text)
 
 
 def write_chunks(

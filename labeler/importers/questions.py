@@ -22,6 +22,7 @@ from labeler.importers.generated import (
     stable_id,
     write_generated,
 )
+from labeler.importers.registry import IMPORT_KINDS
 from labeler.models import ImportReport
 from labeler.readers import (
     Progress,
@@ -129,7 +130,7 @@ def import_questions(
             else:
                 yield line, record
 
-    records = iter_records(path, progress, accept=("jsonl", "json", "csv", "tsv"))
+    records = iter_records(path, progress, accept=IMPORT_KINDS["questions"].reads)
     with store.write():
         report = write_questions(store, path, human(records), required=False)
         if not generated:

@@ -20,6 +20,18 @@ from typing import Any
 # What an option holds: its command-line and form shape follow from it.
 OPTION_KINDS = ("text", "int", "flag", "tags", "grade_map")
 
+# The kinds of file ``labeler.readers`` reads, as users name them. A TREC file may carry any
+# extension (the grammar decides by what is not JSON); the uploader offers the usual ones.
+FORMAT_NAMES = {
+    "jsonl": "JSONL",
+    "json": "JSON",
+    "csv": "CSV",
+    "tsv": "TSV",
+    "parquet": "Parquet",
+    "trec": "TREC",
+}
+TREC_EXTENSIONS = ("trec", "txt", "run", "qrels", "tsv", "tab")
+
 
 @dataclass(frozen=True, slots=True)
 class ImportOption:
@@ -47,26 +59,50 @@ class ImportOption:
 class ImportKind:
     """One kind of file (or folder) ``labeler import`` reads.
 
-    ``extensions`` are the file name endings it reads (empty for a folder, which the app cannot
-    upload); ``progress`` names the file whose reading drives a progress bar ("" for the file
+    ``reads`` are the kinds of file it takes, in ``labeler.readers``' names (empty for a
+    folder, which the app cannot upload): the importer passes them to the reader, and the
+    formats shown and the extensions the uploader accepts follow from them; ``progress`` names
+    the file whose reading drives a progress bar ("" for the file
     itself, a name inside the folder for a folder, None for none); ``json`` says whether the
     command offers ``--format json``.
     """
 
     name: str
-    formats: str
     summary: str
     help: str
     example: str
     loader: str
-    extensions: tuple[str, ...] = ()
+    reads: tuple[str, ...] = ()
     options: tuple[ImportOption, ...] = ()
     progress: str | None = ""
     json: bool = False
+    folder_formats: str = ""
 
     @property
     def folder(self) -> bool:
-        return not self.extensions
+        return not self.reads
+
+    @property
+    def formats(self) -> str:
+        """ "JSONL, CSV, TSV, Parquet" for a file, the folder's description for a folder."""
+        return ", ".join(FORMAT_NAMES[r] for r in self.reads) if self.reads else self.folder_formats
+
+    @property
+    def extensions(self) -> tuple[str, ...]:
+        """The file name endings (without the dot) the app's uploader accepts."""
+        from labeler.readers.tables import READERS
+
+        found: list[str] = []
+        for kind in self.reads:
+            endings = (
+                TREC_EXTENSIONS
+                if kind == "trec"
+                else [
+                    suffix.removeprefix(".") for suffix, reader in READERS.items() if reader == kind
+                ]
+            )
+            found += [e for e in endings if e not in found]
+        return tuple(found)
 
     def load(self) -> Callable[..., Any]:
         module, _, function = self.loader.partition(":")
@@ -113,15 +149,14 @@ IMPORT_KINDS: dict[str, ImportKind] = {
     for kind in (
         ImportKind(
             "chunks",
-            "JSONL, CSV, Parquet",
             "chunks of one chunking, indexed for search",
-            "Chunks (JSONL, CSV, Parquet): id, text; optional doc_id, title, start, end,"
+            "Chunks (JSONL, CSV, TSV, Parquet): id, text; optional doc_id, title, start, end,"
             " metadata. A chunk already stored keeps the fields the file does not carry. A file"
             " that changes the text of chunks carrying labels is refused (exit 2, naming them),"
             " unless --replace-text.",
             "labeler import chunks chunks.jsonl --chunking 512-overlap-64",
             "labeler.importers.corpus:import_chunks",
-            extensions=("jsonl", "csv", "parquet"),
+            reads=("jsonl", "csv", "tsv", "parquet"),
             options=(
                 NEW_CHUNKING,
                 ImportOption(
@@ -136,33 +171,31 @@ IMPORT_KINDS: dict[str, ImportKind] = {
         ),
         ImportKind(
             "documents",
-            "JSONL",
             "whole documents, for the text around a chunk",
             "Documents (JSONL): id, text, optional title; shown around a chunk while grading.",
             "labeler import documents documents.jsonl",
             "labeler.importers.corpus:import_documents",
-            extensions=("jsonl",),
+            reads=("jsonl",),
         ),
         ImportKind(
             "questions",
-            "JSONL, CSV",
             "questions with optional reference answers and tags",
-            "Questions (JSONL, CSV): id and question (or text, query, user_input, input);"
-            " optional reference answer (reference_answer, reference, expected_output,"
+            "Questions (JSONL, JSON, CSV, TSV): id and question (or text, query, user_input,"
+            " input); optional reference answer (reference_answer, reference, expected_output,"
             " ground_truth) and tags. Fields a file does not carry keep their stored values.",
             "labeler import questions questions.csv",
             "labeler.importers.questions:import_questions",
-            extensions=("jsonl", "csv"),
+            reads=("jsonl", "json", "csv", "tsv"),
         ),
         ImportKind(
             "run",
-            "TREC run, JSONL",
             "a retriever's ranked chunks per question",
-            "A retrieval run: TREC (qid Q0 docid rank score tag) or JSONL (question_id, chunk_id,"
-            " rank or score). Importing a run again under its name replaces it.",
+            "A retrieval run: TREC (qid Q0 docid rank score tag), JSONL (question_id, chunk_id,"
+            " rank or score) or JSON, the grammar labeler eval reads. Importing a run again"
+            " under its name replaces it.",
             "labeler import run bm25.trec --pool-depth 20",
             "labeler.importers.runs:import_run",
-            extensions=("trec", "txt", "run", "tsv", "jsonl"),
+            reads=("trec", "jsonl", "json"),
             options=(
                 ImportOption(
                     "name",
@@ -183,18 +216,17 @@ IMPORT_KINDS: dict[str, ImportKind] = {
         ),
         ImportKind(
             "qrels",
-            "TREC qrels",
             "judgements from another tool, as a reviewer's labels",
-            "TREC qrels (qid 0 docid grade) as the labels of one reviewer, with full history.",
+            "Qrels (TREC qid 0 docid grade, JSONL or JSON, as labeler eval reads them) as the"
+            " labels of one reviewer, with full history.",
             "labeler import qrels judged.qrels --reviewer trec-assessors"
             " --grade-map 4:2,3:2,2:1,1:1,0:0",
             "labeler.importers.qrels:import_qrels",
-            extensions=("qrels", "txt", "tsv"),
+            reads=("trec", "jsonl", "json"),
             options=(REVIEWER, GRADE_MAP, CHUNKING),
         ),
         ImportKind(
             "beir",
-            "BEIR folder",
             "corpus, queries and qrels of a BEIR dataset",
             "A BEIR folder: corpus.jsonl as chunks, queries.jsonl as questions, qrels as labels.",
             "labeler import beir scifact/ --split test",
@@ -206,10 +238,10 @@ IMPORT_KINDS: dict[str, ImportKind] = {
                 GRADE_MAP,
             ),
             progress="corpus.jsonl",
+            folder_formats="BEIR folder",
         ),
         ImportKind(
             "testset",
-            "version folder, BEIR folder",
             "an exported test-set version, read back",
             "A test-set version folder (ours, checked against its hash) or a BEIR folder. Chunks,"
             " questions, the qrels as a reviewer's labels and the unanswerable marks come in;"
@@ -238,33 +270,32 @@ IMPORT_KINDS: dict[str, ImportKind] = {
                 ImportOption("grade_map", "grade_map", "BEIR: map the dataset's scale onto 0/1/2."),
             ),
             progress=None,
+            folder_formats="version folder, BEIR folder",
         ),
         ImportKind(
             "ragas",
-            "CSV, JSON, JSONL",
             "a Ragas test set, as generated questions to review",
-            "A Ragas test set (CSV, JSON or JSONL) as generated questions awaiting review. Reads"
-            " user_input/question, reference/ground_truth, reference_contexts/contexts and"
+            "A Ragas test set (CSV, TSV, JSON or JSONL) as generated questions awaiting review."
+            " Reads user_input/question, reference/ground_truth, reference_contexts/contexts and"
             " synthesizer_name; matches each context to a chunk (exactly, then fuzzily) and adds"
             " the matches to the question's candidates; reports the contexts it could not match.",
             "labeler import ragas testset.csv --tag synthetic",
             "labeler.importers.ragas:import_ragas",
-            extensions=("csv", "json", "jsonl"),
+            reads=("csv", "tsv", "json", "jsonl"),
             options=GENERATED_OPTIONS,
             progress=None,
             json=True,
         ),
         ImportKind(
             "deepeval",
-            "JSON, JSONL, CSV",
             "DeepEval goldens, as generated questions to review",
-            "DeepEval goldens (JSON, JSONL, or CSV with |-joined lists) as questions to review."
+            "DeepEval goldens (JSON, JSONL, or CSV/TSV with |-joined lists) as questions to review."
             " Reads input, expected_output, context and additional_metadata; matches each"
             " context to a chunk (exactly, then fuzzily) and adds the matches to the question's"
             " candidates; reports the contexts it could not match.",
             "labeler import deepeval goldens.json",
             "labeler.importers.deepeval:import_deepeval",
-            extensions=("json", "jsonl", "csv"),
+            reads=("json", "jsonl", "csv", "tsv"),
             options=GENERATED_OPTIONS,
             progress=None,
             json=True,
