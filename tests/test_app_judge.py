@@ -137,6 +137,18 @@ def test_adjudication_by_key_records_the_final_grade(disputed: Store, monkeypatc
     assert "Settled: 2 of 2 disputed chunks" in [p.proto.text for p in at.get("progress")]
 
 
+def test_adjudication_toolbar_shows_the_settled_grade_not_a_default(
+    disputed: Store, monkeypatch
+) -> None:
+    at = open_page(disputed.path, monkeypatch, "adjudicate", reviewer="lead")
+    kinds = {v: at.button(key=f"adjudicate_key_{v}").proto.type for v in (2, 1, 0)}
+    assert kinds == {2: "secondary", 1: "secondary", 0: "secondary"}
+    at.button(key="adjudicate_key_1").click().run()
+    at.button(key="adjudicate_key_k").click().run()  # back to the chunk just settled
+    kinds = {v: at.button(key=f"adjudicate_key_{v}").proto.type for v in (2, 1, 0)}
+    assert kinds == {2: "secondary", 1: "primary", 0: "secondary"}
+
+
 def test_adjudication_filter_by_pair(disputed: Store, monkeypatch) -> None:
     labeling.grade(disputed, "q2", "pagination", "ana", 2)
     labeling.grade(disputed, "q2", "pagination", "bo", 0)

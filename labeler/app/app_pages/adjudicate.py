@@ -141,7 +141,10 @@ def sidebar(found: disputes.Disputes) -> None:
         )
 
 
-def toolbar(question: disputes.DisputedQuestion) -> None:
+def toolbar(question: disputes.DisputedQuestion, cursor: int) -> None:
+    """The keys, as buttons. They look alike until the highlighted chunk is settled; then its
+    final grade is the filled one (state, not decoration)."""
+    settled = question.chunks[cursor].settled if question.chunks else None
     with st.container(horizontal=True, vertical_alignment="center", key="adjudicate_toolbar"):
         for value in (2, 1, 0):
             st.button(
@@ -150,7 +153,7 @@ def toolbar(question: disputes.DisputedQuestion) -> None:
                 shortcut=str(value),
                 on_click=settle_current,
                 args=(value,),
-                type="primary" if value == 2 else "secondary",
+                type="primary" if value == settled else "secondary",
                 help="Final grade of the highlighted chunk; then the next unsettled one",
             )
         st.button(
@@ -260,13 +263,13 @@ def render() -> None:
         st.success("Every disputed chunk is settled: the next export uses these grades.")
     elif question.done:
         st.info("Every disputed chunk of this question is settled: N for the next question.")
-    toolbar(question)
     chunk_ids = [c.chunk_id for c in question.chunks]
     st.session_state["adjudicate_chunk_ids"] = chunk_ids
     st.session_state["adjudicate_settled"] = [
         c.chunk_id for c in question.chunks if c.settled is not None
     ]
     cursor = min(st.session_state.get("adjudicate_cursor", 0), max(len(chunk_ids) - 1, 0))
+    toolbar(question, cursor)
     st.html(
         f"<style>.st-key-adjudicate_card_{cursor} {{ border: 2px solid #e8590c !important;"
         " box-shadow: 0 0 0 3px #ffe8cc; }</style>"
