@@ -125,3 +125,26 @@ def table_counts(store: Store) -> dict[str, int]:
         "progress",
     ]
     return {t: store.scalar(f"SELECT count(*) FROM {t}") for t in tables}
+
+
+def _html_blocks(at, css_class: str) -> list[tuple[str, str]]:
+    import html
+    import re
+
+    pattern = re.compile(rf'<div class="{css_class}(?: {css_class}-(\w+))?">(.*?)</div>', re.S)
+    found = []
+    for element in at.html:
+        for kind, body in pattern.findall(element.proto.body):
+            found.append((kind, html.unescape(body)))
+    return found
+
+
+def notes(at, kind: str | None = None) -> list[str]:
+    """The messages a page showed with ``labeler.app.widgets.note`` (escaped boxes that never
+    read Markdown), as the reader sees them; ``kind`` is error, warning, info or ok."""
+    return [text for k, text in _html_blocks(at, "lbl-note") if kind is None or k == kind]
+
+
+def captions(at) -> list[str]:
+    """The captions a page showed with ``labeler.app.widgets.caption``, as the reader sees them."""
+    return [text for _, text in _html_blocks(at, "lbl-caption")]

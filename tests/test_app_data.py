@@ -6,7 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from labeler.store import Store
-from tests.conftest import DATA, table_counts
+from tests.conftest import DATA, notes, table_counts
 
 PAGE = str(Path(__file__).resolve().parents[1] / "labeler" / "app" / "app_pages" / "data.py")
 
@@ -33,9 +33,7 @@ def test_an_uploaded_qrels_file_is_imported_as_that_reviewer(page: AppTest, load
     page.get("file_uploader")[0].set_value(("judged.qrels", b"q1 0 rate-limits 2\n", "text/plain"))
     page.run()
     page.button(key="data_import").click().run()
-    assert [s.value for s in page.success] == [
-        "qrels: 1 added, 0 updated, 0 unchanged (reviewer 'assessors')"
-    ]
+    assert notes(page, "ok") == ["qrels: 1 added, 0 updated, 0 unchanged (reviewer 'assessors')"]
     assert [(r["chunk_id"], r["reviewer"]) for r in loaded.question_labels("q1", "default")] == [
         ("rate-limits", "assessors")
     ]
@@ -44,7 +42,7 @@ def test_an_uploaded_qrels_file_is_imported_as_that_reviewer(page: AppTest, load
 def test_a_bad_upload_shows_the_error_and_writes_nothing(page: AppTest, loaded: Store) -> None:
     before = table_counts(loaded)
     upload(page, "chunks", "broken.jsonl", b'{"id": "x", "text": "ok"}\n{"id": "y"}\n')
-    assert [e.value for e in page.error] == ['broken.jsonl:2: field "text": missing or empty']
+    assert notes(page, "error") == ['broken.jsonl:2: field "text": missing or empty']
     assert table_counts(loaded) == before
 
 
@@ -52,7 +50,7 @@ def test_a_ragas_file_comes_in_as_generated_questions(page: AppTest, loaded: Sto
     path = DATA / "formats" / "ragas" / "testset_2.csv"
     upload(page, "ragas", path.name, path.read_bytes())
     assert not page.exception
-    assert page.success[0].value.startswith("ragas: 10 added")
+    assert notes(page, "ok")[0].startswith("ragas: 10 added")
     pending = loaded.query("SELECT origin, review_status FROM questions WHERE origin = 'generated'")
     assert len(pending) == 10
     assert {r["review_status"] for r in pending} == {"pending"}
@@ -83,9 +81,9 @@ def test_a_changed_text_is_refused_unless_the_box_is_ticked(page: AppTest, loade
     loaded.set_grade("q1", "default", "pagination", "ana", 1)
     content = b'{"id": "pagination", "text": "Pass next_cursor to page."}\n'
     upload(page, "chunks", "again.jsonl", content)
-    assert page.error[0].value.startswith('again.jsonl:1: field "text": changes the text of 1')
+    assert notes(page, "error")[0].startswith('again.jsonl:1: field "text": changes the text of 1')
     assert loaded.get_chunk("default", "pagination").text.startswith("Use the next_cursor")
     page.checkbox(key="data_chunks_replace_text").check().run()
     page.button(key="data_import").click().run()
-    assert "1 label on 1 chunk whose text changed is now stale" in page.success[0].value
+    assert "1 label on 1 chunk whose text changed is now stale" in notes(page, "ok")[0]
     assert [r["state"] for r in loaded.question_labels("q1", "default")] == ["stale"]

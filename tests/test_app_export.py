@@ -8,6 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from labeler.store import Store
+from tests.conftest import notes
 
 PAGE = str(Path(__file__).resolve().parents[1] / "labeler" / "app" / "app_pages" / "export.py")
 
@@ -49,11 +50,11 @@ def test_preview_writes_nothing_then_create_writes_v1(page: AppTest, graded: Sto
     page.run()
     assert not page.exception
     submit(page, "export_preview")
-    assert [i.value for i in page.info] == ["Would create v1 of orders."]
+    assert notes(page, "info") == ["Would create v1 of orders."]
     assert [m.value for m in page.metric][:4] == ["3", "1", "3", "1"]
     assert not out.exists()
     submit(page, "export_create")
-    assert [s.value for s in page.success] == ["Created version v1 of orders."]
+    assert notes(page, "ok") == ["Created version v1 of orders."]
     assert sorted(os.listdir(out / "orders")) == ["v1"]
     assert list(graded.recorded_versions("orders")) == [1]
     history = table(page, "export_history")
@@ -66,7 +67,7 @@ def test_the_same_content_is_not_written_twice(page: AppTest, out: Path) -> None
     page.run()
     submit(page, "export_create")
     submit(page, "export_create")
-    assert [i.value for i in page.info] == ["Nothing written: v1 already holds this content."]
+    assert notes(page, "info") == ["Nothing written: v1 already holds this content."]
     assert sorted(os.listdir(out / "orders")) == ["v1"]
 
 
@@ -83,7 +84,7 @@ def test_disagreements_are_listed_then_settled_by_a_policy(
     assert not out.exists()
     page.selectbox(key="export_policy").set_value("max")
     submit(page, "export_create")
-    assert [s.value for s in page.success] == ["Created version v1 of orders."]
+    assert notes(page, "ok") == ["Created version v1 of orders."]
     assert (out / "orders" / "v1" / "qrels.tsv").read_text().splitlines()[1] == (
         "q1\t0\trate-limits\t2"
     )
@@ -131,7 +132,7 @@ def test_bad_names_are_refused_with_a_message(page: AppTest, out: Path) -> None:
     submit(page, "export_create", name="")
     assert [w.value for w in page.warning] == ["Type a name for the test set."]
     submit(page, "export_create", name="../escape")
-    assert 'field "name"' in page.error[0].value
+    assert 'field "name"' in notes(page, "error")[0]
     assert not out.exists()
 
 

@@ -7,6 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from labeler.store import Store
+from tests.conftest import captions, notes
 
 APP = str(Path(__file__).resolve().parents[1] / "labeler" / "app" / "streamlit_app.py")
 
@@ -97,10 +98,10 @@ def test_search_and_add_a_missed_chunk(app: AppTest, loaded: Store) -> None:
 def test_blind_by_default_and_sources_on_request(app: AppTest) -> None:
     app.query_params["question"] = "q1"
     app.run()
-    assert not [c for c in app.caption if c.value.startswith("Found by:")]
+    assert not [c for c in captions(app) if c.startswith("Found by:")]
     assert "bm25" not in html_text(app)
     app.toggle(key="label_reveal").set_value(True).run()
-    found = [c.value for c in app.caption if c.value.startswith("Found by:")]
+    found = [c for c in captions(app) if c.startswith("Found by:")]
     assert len(found) == len(app.session_state["label_chunk_ids"])
     assert any("bm25 #1" in f for f in found)
 
@@ -118,7 +119,18 @@ def test_deep_link_and_next_question(app: AppTest) -> None:
 def test_unknown_deep_link_says_so(app: AppTest) -> None:
     app.query_params["question"] = "nope"
     app.run()
-    assert any("no question with id 'nope'" in w.value for w in app.warning)
+    assert any("no question with id 'nope'" in w for w in notes(app, "warning"))
+
+
+def test_a_hostile_deep_link_is_shown_as_text(app: AppTest) -> None:
+    """The question id comes from the URL: a Markdown image in it must not be rendered (it
+    would make the browser fetch from another host)."""
+    hostile = "![pixel](http://example.invalid/p.png) **bold**"
+    app.query_params["question"] = hostile
+    app.run()
+    assert any(f"no question with id {hostile!r}" in w for w in notes(app, "warning"))
+    rendered = [e.value for e in (*app.markdown, *app.warning, *app.caption, *app.error)]
+    assert not [v for v in rendered if "pixel" in str(v)]
 
 
 def test_chunk_text_is_shown_as_text_never_markup(loaded: Store, app: AppTest) -> None:

@@ -31,6 +31,7 @@ from typing import Any, cast
 
 import streamlit as st
 
+from labeler.app.widgets import markdown_escaped, note
 from labeler.config import exports_dir, resolve_db_path
 from labeler.errors import LabelerError
 from labeler.store import Store
@@ -139,7 +140,7 @@ def user_errors(*, shown_path: tuple[str, str] | None = None) -> Iterator[None]:
     except LabelerError as error:
         if shown_path is not None and error.path == shown_path[0]:
             error.path = shown_path[1]
-        st.error(str(error), icon=":material/error:")
+        note(str(error), kind="error")
 
 
 def safely(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -160,10 +161,10 @@ def show_flash() -> None:
     """Messages left by callbacks (errors and confirmations), shown once."""
     error = st.session_state.pop("_flash_error", None)
     if error:
-        st.error(error, icon=":material/error:")
+        note(error, kind="error")
     message = st.session_state.pop("_flash", None)
     if message:
-        st.toast(message)
+        st.toast(markdown_escaped(message))
 
 
 def flash(message: str) -> None:

@@ -5,6 +5,7 @@ markdown."""
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Iterable, Sequence
 
 import streamlit as st
@@ -84,6 +85,7 @@ STYLE = """
 .lbl-note-info { background: #eaf3fc; color: #14426b; border: 1px solid #c4dcf3; }
 .lbl-note-ok { background: #e9f7ee; color: #17532f; border: 1px solid #bfe5cc; }
 .lbl-card-head { margin-bottom: 0.45rem; }
+.lbl-caption { font-size: 0.875rem; color: rgba(49, 51, 63, 0.6); white-space: pre-wrap; }
 /* The grading page's head (progress and toolbar, a fragment of its own) stays in view. */
 div[data-testid="stLayoutWrapper"]:has(> div[data-testid="stVerticalBlock"]
     > div[data-testid="stLayoutWrapper"] > .st-key-label_toolbar) {
@@ -151,3 +153,24 @@ def note_html(text: str, *, kind: str = "info") -> str:
     """A message box for text that may hold untrusted parts (ids, names): escaped, unlike
     st.error and st.info, which read Markdown."""
     return f'<div class="lbl-note lbl-note-{kind}">{html.escape(text, quote=True)}</div>'
+
+
+def note(text: str, *, kind: str = "info") -> None:
+    """``st.error``/``st.info``/``st.success`` for text holding untrusted parts (ids, names,
+    file names, error messages quoting a file): escaped, never read as Markdown, so an id like
+    ``![x](http://host/p.png)`` shows as typed and fetches nothing."""
+    st.html(note_html(text, kind=kind))
+
+
+def caption(text: str) -> None:
+    """``st.caption`` for text holding untrusted parts: escaped, never read as Markdown."""
+    st.html(f'<div class="lbl-caption">{html.escape(text, quote=True)}</div>')
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$])")
+
+
+def markdown_escaped(text: str) -> str:
+    """``text`` with every Markdown punctuation mark backslash-escaped, for the few places that
+    only take Markdown (``st.toast``): links, images, emphasis and math all show as typed."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)

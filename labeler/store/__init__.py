@@ -53,7 +53,7 @@ class Store(
                 r["name"]: {"results": r["results"], "questions": r["questions"]}
                 for r in self.runs()
             },
-            "labels": self.label_counts(),
+            "labels": self.label_counts(chunking),
             "fully_graded": self.progress_counts(chunking, None)["everyone"],
             "questions_accepted": self.progress_counts(chunking, None)["total"],
         }

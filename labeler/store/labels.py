@@ -479,26 +479,42 @@ class LabelStore(StoreBase):
 
     # status -----------------------------------------------------------------------------------
 
-    def label_counts(self) -> dict[str, dict]:
+    def label_counts(self, chunking: str) -> dict[str, dict]:
+        """Labels of one chunking per grade and per reviewer, and its unanswerable questions;
+        with the label count of every chunking beside them (a remap fills a second one)."""
         by_grade = {
             str(g): n
             for g, n in self.conn.execute(
-                "SELECT grade, count(*) FROM labels GROUP BY grade ORDER BY grade"
+                "SELECT grade, count(*) FROM labels WHERE chunking = ? GROUP BY grade"
+                " ORDER BY grade",
+                (chunking,),
             )
         }
         by_reviewer = {
             r: n
             for r, n in self.conn.execute(
-                "SELECT reviewer, count(*) FROM labels GROUP BY reviewer ORDER BY reviewer"
+                "SELECT reviewer, count(*) FROM labels WHERE chunking = ? GROUP BY reviewer"
+                " ORDER BY reviewer",
+                (chunking,),
+            )
+        }
+        by_chunking = {
+            c: n
+            for c, n in self.conn.execute(
+                "SELECT chunking, count(*) FROM labels GROUP BY chunking ORDER BY chunking"
             )
         }
         unanswerable = int(
             self.scalar(
-                "SELECT count(DISTINCT question_id) FROM question_marks WHERE unanswerable = 1"
+                "SELECT count(DISTINCT question_id) FROM question_marks"
+                " WHERE unanswerable = 1 AND chunking = ?",
+                (chunking,),
             )
         )
         return {
+            "chunking": chunking,
             "by_grade": by_grade,
             "by_reviewer": by_reviewer,
+            "by_chunking": by_chunking,
             "unanswerable_questions": unanswerable,
         }

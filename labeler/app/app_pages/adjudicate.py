@@ -16,7 +16,6 @@ from labeler.app.state import flash, get_store, reviewer, safely
 from labeler.app.widgets import safe_text_html, show_text, tags_html
 from labeler.models import GRADE_LABELS, Grade
 
-STYLE = "<style>.lbl-caption { font-size: 0.875rem; color: rgba(49, 51, 63, 0.6); }</style>"
 store = get_store()
 me = reviewer()
 chunking = store.current_chunking()
@@ -231,7 +230,6 @@ def card(
 
 
 def render() -> None:
-    st.html(STYLE)
     found = load()
     sidebar(found)
     question = current(found)

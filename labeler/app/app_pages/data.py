@@ -13,6 +13,7 @@ from pathlib import Path
 import streamlit as st
 
 from labeler.app.state import get_store, user_errors
+from labeler.app.widgets import caption, note
 from labeler.importers.registry import IMPORT_KINDS, ImportKind, ImportOption, run_import
 
 store = get_store()
@@ -23,12 +24,19 @@ UPLOADABLE = {name: kind for name, kind in IMPORT_KINDS.items() if not kind.fold
 def status_panel() -> None:
     status = store.status()
     st.subheader("In this project")
+    current = status["current_chunking"]
     a, b, c, d = st.columns(4)
-    a.metric("Chunks", sum(status["chunkings"].values()))
+    a.metric("Chunks", status["chunkings"].get(current, 0))
     b.metric("Questions", status["questions"])
     c.metric("Runs", len(status["runs"]))
     d.metric("Labels", sum(status["labels"]["by_reviewer"].values()))
-    st.caption(f"Database: {status['database']} · current chunking: {status['current_chunking']}")
+    others = {n: k for n, k in status["chunkings"].items() if n != current}
+    also = "".join(
+        f" · chunking {name}: {count} chunks, {status['labels']['by_chunking'].get(name, 0)} labels"
+        for name, count in others.items()
+    )
+    caption(f"Chunks and labels of the chunking being graded, {current}{also}")
+    caption(f"Database: {status['database']}")
     if status["runs"]:
         st.dataframe(
             [{"run": name, **run} for name, run in status["runs"].items()],
@@ -64,7 +72,7 @@ def option_field(kind: ImportKind, option: ImportOption) -> object:
 
 
 def show_outcome(outcome) -> None:
-    st.success("\n".join(outcome.lines))
+    note("\n".join(outcome.lines), kind="ok")
     if outcome.unmatched:
         st.caption("Contexts that matched no chunk (find them with the grading page's search):")
         st.dataframe(

@@ -18,6 +18,7 @@ from pathlib import Path
 import streamlit as st
 
 from labeler.app.state import exports_path, get_store, store_fragment, user_errors
+from labeler.app.widgets import note
 from labeler.exporters.consensus import POLICIES, DisagreementError
 from labeler.exporters.diff import VersionDiff, describe_changes, diff_contents
 from labeler.exporters.history import (
@@ -228,10 +229,10 @@ def show_last(name: str, selection: Selection) -> None:
         st.caption("The selection changed since the preview: preview again.")
         return
     if last["kind"] == "created":
-        st.success(f"Created version v{last['version']} of {last['name']}.")
+        note(f"Created version v{last['version']} of {last['name']}.", kind="ok")
         st.text(last["path"])
     elif last["kind"] == "unchanged":
-        st.info(f"Nothing written: v{last['version']} already holds this content.")
+        note(f"Nothing written: v{last['version']} already holds this content.")
     elif last["disagreements"]:
         st.error(
             f"{len(last['disagreements'])} disagreement(s) between reviewers. Settle them with"
@@ -241,9 +242,9 @@ def show_last(name: str, selection: Selection) -> None:
             st.dataframe(last["disagreements"], hide_index=True)
         return
     elif last["existing"] is not None:
-        st.info(f"Nothing to write: v{last['existing']} already holds this content.")
+        note(f"Nothing to write: v{last['existing']} already holds this content.")
     else:
-        st.info(f"Would create v{last['version']} of {last['name']}.")
+        note(f"Would create v{last['version']} of {last['name']}.")
     show_summary(last)
 
 

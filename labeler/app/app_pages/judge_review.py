@@ -22,7 +22,6 @@ chunking = store.current_chunking()
 
 STYLE = """<style>
 .lbl-agree { background: #e6f4ea; color: #14532d; padding: 6px 10px; border-radius: 6px; }
-.lbl-caption { font-size: 0.875rem; color: rgba(49, 51, 63, 0.6); }
 .lbl-disagree { background: #fdecea; color: #7f1d1d; padding: 6px 10px; border-radius: 6px; }
 div[data-testid="stColumn"]:has(.st-key-judge_panel) {
     position: sticky; top: 4rem; align-self: flex-start; }

@@ -22,7 +22,7 @@ import streamlit as st
 
 from labeler import labeling, pooling
 from labeler.app.state import flash, get_store, reviewer, safely, show_flash, store_fragment
-from labeler.app.widgets import safe_text_html, show_text, tags_html
+from labeler.app.widgets import caption, note, safe_text_html, show_text, tags_html
 from labeler.candidates import describe_sources
 from labeler.models import GRADE_LABELS, Grade, Question
 from labeler.store import match_spans
@@ -231,7 +231,10 @@ def choose_question() -> str | None:
     if current and store.get_question(current) is not None:
         return current
     if current:
-        st.warning(f"There is no question with id {current!r}; showing the next one to grade.")
+        note(
+            f"There is no question with id {current!r}; showing the next one to grade.",
+            kind="warning",
+        )
     first = labeling.next_question(store, me, None, **_queue_options())
     if first is not None:
         st.query_params["question"] = first
@@ -329,7 +332,7 @@ def question_warnings(view: labeling.QuestionView) -> None:
     if view.unanswerable and any(c.grade == Grade.ANSWERS and not c.stale for c in view.candidates):
         st.warning("You marked this question unanswerable but graded a chunk 2 (answers it).")
     if view.others_unanswerable:
-        st.info("Also marked unanswerable by: " + ", ".join(view.others_unanswerable))
+        note("Also marked unanswerable by: " + ", ".join(view.others_unanswerable))
 
 
 def surrounding_text(candidate: labeling.CandidateView, question: str) -> None:
@@ -401,9 +404,9 @@ def card(index: int) -> None:
                 label_visibility="collapsed",
             )
             if candidate.others:
-                st.caption("Others: " + ", ".join(f"{r} {int(g)}" for r, g in candidate.others))
+                caption("Others: " + ", ".join(f"{r} {int(g)}" for r, g in candidate.others))
             if st.session_state.get("label_reveal"):
-                st.caption("Found by: " + describe_sources(candidate.entry))
+                caption("Found by: " + describe_sources(candidate.entry))
         # The note editor and the surrounding text are built only when asked for: a page of
         # thirty cards stays quick to rerun after every grade.
         opened = st.session_state.get(open_key) or []
