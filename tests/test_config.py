@@ -8,6 +8,7 @@ from streamlit.testing.v1 import AppTest
 from labeler.cli import main
 from labeler.config import exports_dir, resolve_db_path
 from labeler.store import Store
+from tests.conftest import notes
 
 PAGE = str(Path(__file__).resolve().parents[1] / "labeler" / "app" / "app_pages" / "export.py")
 
@@ -49,6 +50,6 @@ def test_the_cli_and_the_app_export_to_the_same_folder(loaded: Store, tmp_path, 
     page = AppTest.from_file(PAGE, default_timeout=30).run()
     page.text_input(key="export_name").input("orders")
     page.button(key="export_create").click().run()
-    assert [s.value for s in page.success] == ["Created version v2 of orders."]
+    assert notes(page, "ok") == ["Created version v2 of orders."]
     assert sorted(p.name for p in folder.iterdir()) == ["v1", "v2"]
     assert not (elsewhere / "exports").exists()
