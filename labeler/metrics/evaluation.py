@@ -207,6 +207,45 @@ def _grades(qrels: Qrels, run: Run, question: np.ndarray, rows: np.ndarray | Non
     )
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class RankedRows:
+    """A run read against a test set: its results in evaluation order, grouped by question.
+
+    ``rows`` are the run's rows (None: all of them, in the run's own order); ``question`` the
+    test-set index of each, ``position`` its 0-based place in the question's ranking (after
+    ``Options.order``, cut to ``Options.depth``), ``grade`` its label (-1: nobody labelled it).
+    ``ignored`` lists the run's questions that are not in the test set.
+    """
+
+    rows: np.ndarray | None
+    question: np.ndarray
+    position: np.ndarray
+    grade: np.ndarray
+    ignored: tuple[str, ...]
+
+
+def ranked_rows(qrels: Qrels, run: Run, options: Options) -> RankedRows:
+    """Every ranking of ``run`` in the order ``options`` asks for, with the grade of each
+    result: what ``evaluate`` scores, and what label-next reasons about."""
+    mapped, ignored = _mapped_questions(qrels, run)
+    row_question = mapped[run.question_index] if len(run) else np.zeros(0, dtype=np.int32)
+    rows: np.ndarray | None = np.flatnonzero(row_question >= 0)
+    permutation = _ranking_order(run, rows, options.order)
+    if permutation is None and len(rows) == len(run):  # the common case: no copies needed
+        question, grade = row_question, _grades(qrels, run, row_question, None)
+        rows = None
+    else:
+        rows = rows if permutation is None else rows[permutation]
+        question = row_question[rows]
+        grade = _grades(qrels, run, question, rows)
+    position = group_positions(question)
+    if options.depth is not None:
+        keep = position < options.depth
+        question, position, grade = question[keep], position[keep], grade[keep]
+        rows = np.flatnonzero(keep) if rows is None else rows[keep]
+    return RankedRows(rows, question, position, grade, ignored)
+
+
 def evaluate(
     qrels: Qrels | Mapping[str, Mapping[str, int]],
     run: Run | Mapping[str, Any],
@@ -234,23 +273,11 @@ def evaluate(
     run = as_run(run)
     n = len(qrels.questions)
 
-    mapped, ignored = _mapped_questions(qrels, run)
-    row_question = mapped[run.question_index] if len(run) else np.zeros(0, dtype=np.int32)
-    rows = np.flatnonzero(row_question >= 0)
+    ranked = ranked_rows(qrels, run, options)
+    question, position, grade = ranked.question, ranked.position, ranked.grade
     retrieved = np.zeros(n, dtype=bool)
-    retrieved[row_question[rows]] = True
-
-    permutation = _ranking_order(run, rows, options.order)
-    if permutation is None and len(rows) == len(run):  # the common case: no copies needed
-        question, grade = row_question, _grades(qrels, run, row_question, None)
-    else:
-        rows = rows if permutation is None else rows[permutation]
-        question = row_question[rows]
-        grade = _grades(qrels, run, question, rows)
-    position = group_positions(question)
-    if options.depth is not None:
-        keep = position < options.depth
-        question, position, grade = question[keep], position[keep], grade[keep]
+    retrieved[question] = True
+    ignored = ranked.ignored
 
     relevant = qrels.grades >= options.min_grade
     num_relevant = np.bincount(qrels.question_index[relevant], minlength=n)
@@ -288,4 +315,4 @@ def evaluate(
     )
 
 
-__all__ = ["RunResult", "evaluate"]
+__all__ = ["RankedRows", "RunResult", "evaluate", "ranked_rows"]

@@ -1,0 +1,93 @@
+"""How likely an unjudged chunk is to be relevant, learnt from the judged chunks at similar ranks.
+
+The model (after Carterette, Allan and Sitaraman, "Minimal test collections for retrieval
+evaluation", SIGIR 2006, who estimate the probability of relevance of an unjudged document from
+the judged ones and carry it into a distribution of the difference between two systems):
+
+- A chunk's *cell* is the pair (band of its rank in run A, band of its rank in run B), a band
+  being one of ranks 1, 2, 3, 4, 5, 6-7, 8-10, 11-15, 16-20, 21-30, 31-50, 51-100, 101+ or
+  "not returned". Ranks count at any depth, not only within the cutoff: a chunk B ranks 12th
+  is likelier to be relevant than one B never returned.
+- Within a cell, grades 0/1/2 follow one distribution, unknown, with a Dirichlet posterior:
+  every labelled chunk either run returned (any question) is an observation of its cell.
+- Cells borrow strength hierarchically, so a cell nobody has labelled yet is not a blind
+  guess: a global distribution (Dirichlet(1, 1, 1) prior); a distribution per band of each
+  run (prior: the global one, worth ``BAND_STRENGTH`` labels); and the cell's prior centred on
+  the naive-Bayes combination of its two bands (A's band x B's band / global), worth
+  ``CELL_STRENGTH`` labels.
+- Given the cell distributions, chunks are independent.
+
+``sample`` draws the whole hierarchy afresh for every simulated world, so the uncertainty of
+the estimates (large while few chunks are labelled) widens the distribution of the difference,
+and one world's cells move together: what keeps "likely" honest early on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+# Lower edges of the rank bands; band 0 is "not returned".
+BAND_EDGES = np.array([1, 2, 3, 4, 5, 6, 8, 11, 16, 21, 31, 51, 101])
+BANDS = len(BAND_EDGES) + 1
+CELLS = BANDS * BANDS
+BAND_STRENGTH = 2.0
+CELL_STRENGTH = 2.0
+
+
+def band(rank: np.ndarray) -> np.ndarray:
+    """Band of each 1-based rank (0: not returned, rank 0)."""
+    rank = np.asarray(rank)
+    return np.where(rank > 0, np.searchsorted(BAND_EDGES, rank, side="right"), 0)
+
+
+def cell(rank_a: np.ndarray, rank_b: np.ndarray) -> np.ndarray:
+    return band(rank_a) * BANDS + band(rank_b)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class RelevanceModel:
+    """Counts of each grade per cell, from the labelled chunks the runs returned."""
+
+    counts: np.ndarray  # (BANDS, BANDS, 3)
+
+    @classmethod
+    def fit(cls, rank_a: np.ndarray, rank_b: np.ndarray, grade: np.ndarray) -> RelevanceModel:
+        counts = np.zeros((BANDS, BANDS, 3))
+        grade = np.asarray(grade)
+        keep = (grade >= 0) & (grade <= 2)
+        np.add.at(counts, (band(rank_a)[keep], band(rank_b)[keep], grade[keep]), 1)
+        return cls(counts)
+
+    def sample(self, rng: np.random.Generator, worlds: int) -> np.ndarray:
+        """(worlds, CELLS, 3) grade distributions per cell, one draw of the hierarchy each."""
+        n = self.counts
+        overall = _dirichlet(rng, np.broadcast_to(1.0 + n.sum(axis=(0, 1)), (worlds, 3)))
+        by_a = _dirichlet(
+            rng, BAND_STRENGTH * overall[:, None, :] + n.sum(axis=1)[None, :, :]
+        )  # (worlds, BANDS, 3)
+        by_b = _dirichlet(rng, BAND_STRENGTH * overall[:, None, :] + n.sum(axis=0)[None, :, :])
+        centre = by_a[:, :, None, :] * by_b[:, None, :, :] / overall[:, None, None, :]
+        centre /= centre.sum(axis=-1, keepdims=True)
+        cells = _dirichlet(rng, CELL_STRENGTH * centre + n[None])
+        return cells.reshape(worlds, CELLS, 3)
+
+    def labels(self) -> int:
+        return int(self.counts.sum())
+
+
+def _dirichlet(rng: np.random.Generator, alpha: np.ndarray) -> np.ndarray:
+    """Dirichlet draws along the last axis, for an array of parameters (numpy's own takes one
+    parameter vector at a time)."""
+    draws = rng.standard_gamma(np.maximum(alpha, 1e-9))
+    total = draws.sum(axis=-1, keepdims=True)
+    # Tiny parameters can underflow every gamma draw to 0: fall back to the mean.
+    flat = total[..., 0] <= 0
+    if flat.any():
+        draws[flat] = alpha[flat] if alpha.shape == draws.shape else 1.0
+        total = draws.sum(axis=-1, keepdims=True)
+    return draws / total
+
+
+__all__ = ["BANDS", "BAND_EDGES", "CELLS", "RelevanceModel", "band", "cell"]
