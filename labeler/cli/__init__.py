@@ -9,6 +9,7 @@ from labeler.cli import (  # noqa: F401  (registers commands)
     adjudicate,
     convert,
     corpus,
+    decide,
     evaluate,
     export,
     imports,

@@ -26,7 +26,7 @@ import numpy as np
 from labeler.errors import LabelerError
 from labeler.metrics.evaluation import ranked_rows
 from labeler.metrics.keys import HashCollision, key_bits, match, sorted_keys
-from labeler.metrics.registry import get, parse_k
+from labeler.metrics.registry import REGISTRY, parse_k
 from labeler.metrics.strings import Strings, hash64
 from labeler.metrics.tables import Qrels, Run, as_qrels, as_run
 from labeler.metrics.types import Gains, Metric, Options, Order
@@ -36,26 +36,27 @@ SUPPORTED = ("ndcg", "precision", "recall", "mrr", "map")
 GRADES = (0, 1, 2)
 
 
+SPELLINGS = "ndcg, ndcg@k, precision@k, recall@k, mrr, mrr@k, map, map@k"
+
+
 def parse_contest_metric(text: str | Metric) -> Metric:
     """``ndcg@10`` -> Metric("ndcg", 10); a metric that needs a cutoff must be given one."""
     if isinstance(text, Metric):
-        name, cutoff = text.name, text.k
-        written = str(text)
+        name, cutoff, written = text.name, text.k, str(text)
     else:
         written = text.strip()
         name, at, raw = written.lower().partition("@")
-        definition = get(name, written=written)
+        if name not in REGISTRY:
+            msg = f"unknown metric {written!r}; label next supports {SPELLINGS}"
+            raise LabelerError(msg, field="metric")
         if at and not raw:
-            raise LabelerError(
-                f"{written!r}: give a cutoff after '@', e.g. {name}@10", field="metric"
-            )
+            msg = f"{written!r}: give a cutoff after '@', e.g. {name}@10"
+            raise LabelerError(msg, field="metric")
         cutoff = parse_k(raw, field="metric") if at else None
-        if cutoff is not None and definition.k == "none":
-            raise LabelerError(f"{written!r}: {name} takes no cutoff", field="metric")
     if name not in SUPPORTED:
-        msg = f"label next supports {', '.join(SUPPORTED)}; {written!r} is not one of them"
+        msg = f"label next supports {SPELLINGS}; {written!r} is not one of them"
         raise LabelerError(msg, field="metric")
-    if cutoff is None and get(name).k == "required":
+    if cutoff is None and REGISTRY[name].k == "required":
         msg = f"{written!r} needs a cutoff, e.g. {name}@10"
         raise LabelerError(msg, field="metric")
     return Metric(name, cutoff)
@@ -343,9 +344,9 @@ def build_contest(
     renumber[kept] = np.arange(len(kept), dtype=np.int32)
     question = renumber[question]
     big = np.iinfo(np.int32).max
-    order_key = np.lexsort(
-        (np.where(pos_b >= 0, pos_b, big), np.where(pos_a >= 0, pos_a, big), question)
-    )
+    key_a, key_b = np.where(pos_a >= 0, pos_a, big), np.where(pos_b >= 0, pos_b, big)
+    # By question, then by the better of the two positions: the runs' top chunks alternate.
+    order_key = np.lexsort((key_b, key_a, np.minimum(key_a, key_b), question))
     question, pos_a, pos_b = question[order_key], pos_a[order_key], pos_b[order_key]
     rank_a, rank_b, grade, rows = (
         rank_a[order_key],

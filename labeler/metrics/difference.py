@@ -522,7 +522,7 @@ class ReciprocalRank(Difference):
         out = []
         for sign in (1.0, -1.0):
             best = frame.best_slot(free, -sign * single)
-            value_slot = np.where(best >= 0, single[np.maximum(best, 0)], np.nan)
+            value_slot = np.append(single, np.nan)[best]  # best = -1: no such slot
             value_none = np.where(has_label, nothing, np.nan)
             use_slot = ~np.isnan(value_slot) & (
                 np.isnan(value_none) | (sign * value_slot > sign * value_none)

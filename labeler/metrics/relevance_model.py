@@ -11,10 +11,15 @@ the judged ones and carry it into a distribution of the difference between two s
 - Within a cell, grades 0/1/2 follow one distribution, unknown, with a Dirichlet posterior:
   every labelled chunk either run returned (any question) is an observation of its cell.
 - Cells borrow strength hierarchically, so a cell nobody has labelled yet is not a blind
-  guess: a global distribution (Dirichlet(1, 1, 1) prior); a distribution per band of each
-  run (prior: the global one, worth ``BAND_STRENGTH`` labels); and the cell's prior centred on
-  the naive-Bayes combination of its two bands (A's band x B's band / global), worth
-  ``CELL_STRENGTH`` labels.
+  guess: a global distribution (Dirichlet(1, 1, 1) prior); a distribution per band shared by
+  both runs (prior: the global one, worth ``BAND_STRENGTH`` labels); each run's own
+  distribution per band of its ranks (prior: the shared band, worth ``RUN_STRENGTH``
+  labels), which is where one run's rank 3 proves better than the other's; and the cell,
+  centred on the naive-Bayes combination of its two bands (A's band x B's band / global) and
+  worth ``CELL_STRENGTH`` labels. The shared level matters: the runs start on an equal
+  footing, so labels that happen to fall on one run's chunks first inform the other run's
+  bands alike, and the model cannot favour a run merely because its chunks were labelled
+  first.
 - Given the cell distributions, chunks are independent.
 
 ``sample`` draws the whole hierarchy afresh for every simulated world, so the uncertainty of
@@ -33,6 +38,7 @@ BAND_EDGES = np.array([1, 2, 3, 4, 5, 6, 8, 11, 16, 21, 31, 51, 101])
 BANDS = len(BAND_EDGES) + 1
 CELLS = BANDS * BANDS
 BAND_STRENGTH = 2.0
+RUN_STRENGTH = 30.0
 CELL_STRENGTH = 2.0
 
 
@@ -64,11 +70,12 @@ class RelevanceModel:
         """(worlds, CELLS, 3) grade distributions per cell, one draw of the hierarchy each."""
         n = self.counts
         overall = _dirichlet(rng, np.broadcast_to(1.0 + n.sum(axis=(0, 1)), (worlds, 3)))
-        by_a = _dirichlet(
-            rng, BAND_STRENGTH * overall[:, None, :] + n.sum(axis=1)[None, :, :]
-        )  # (worlds, BANDS, 3)
-        by_b = _dirichlet(rng, BAND_STRENGTH * overall[:, None, :] + n.sum(axis=0)[None, :, :])
+        in_a, in_b = n.sum(axis=1), n.sum(axis=0)  # per band of A's rank, of B's rank
+        shared = _dirichlet(rng, BAND_STRENGTH * overall[:, None, :] + (in_a + in_b)[None])
+        by_a = _dirichlet(rng, RUN_STRENGTH * shared + in_a[None])
+        by_b = _dirichlet(rng, RUN_STRENGTH * shared + in_b[None])
         centre = by_a[:, :, None, :] * by_b[:, None, :, :] / overall[:, None, None, :]
+        centre += 1e-12  # three underflowing grades would leave nothing to normalise
         centre /= centre.sum(axis=-1, keepdims=True)
         cells = _dirichlet(rng, CELL_STRENGTH * centre + n[None])
         return cells.reshape(worlds, CELLS, 3)

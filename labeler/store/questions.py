@@ -99,6 +99,16 @@ class QuestionStore(StoreBase):
     def question_ids(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT id FROM questions ORDER BY id")]
 
+    def accepted_question_ids(self) -> list[str]:
+        """Questions in the grading queue (accepted ones: generated questions wait for review),
+        by id."""
+        return [
+            r[0]
+            for r in self.conn.execute(
+                "SELECT id FROM questions WHERE review_status = 'accepted' ORDER BY id"
+            )
+        ]
+
     def count_questions(self) -> int:
         return int(self.scalar("SELECT count(*) FROM questions"))
 

@@ -14,6 +14,20 @@ from labeler.store.base import StoreBase, now
 # (line, question_id, chunk_id, rank or None, score or None)
 StagedResult = tuple[int, str, str, int | None, float | None]
 
+# Each staged result's position in its question's list: by rank when the file gives ranks (file
+# order breaks ties), else by score descending (chunk id descending breaks ties, as trec_eval).
+_POSITIONED = """
+    SELECT question_id, chunk_id, rank, score,
+        row_number() OVER (
+            PARTITION BY question_id
+            ORDER BY rank IS NULL, rank,
+                     CASE WHEN rank IS NULL THEN -score END,
+                     CASE WHEN rank IS NULL THEN chunk_id END DESC,
+                     line
+        ) AS position
+    FROM staged_results
+"""
+
 
 class RunStore(StoreBase):
     def stage_results(self, rows: Iterable[StagedResult], *, batch: int = 50_000) -> int:
@@ -71,20 +85,7 @@ class RunStore(StoreBase):
         """
         with self.write() as conn:
             conn.execute("DROP TABLE IF EXISTS temp.new_results")
-            conn.execute(
-                """
-                CREATE TEMP TABLE new_results AS
-                SELECT question_id, chunk_id, rank, score,
-                    row_number() OVER (
-                        PARTITION BY question_id
-                        ORDER BY rank IS NULL, rank,
-                                 CASE WHEN rank IS NULL THEN -score END,
-                                 CASE WHEN rank IS NULL THEN chunk_id END DESC,
-                                 line
-                    ) AS position
-                FROM staged_results
-                """
-            )
+            conn.execute(f"CREATE TEMP TABLE new_results AS {_POSITIONED}")
             unchanged = self.scalar(
                 "SELECT count(*) FROM new_results n JOIN run_results r"
                 " ON r.question_id = n.question_id AND r.run = ? AND r.chunk_id = n.chunk_id"
@@ -119,6 +120,23 @@ class RunStore(StoreBase):
             )
             conn.execute("DROP TABLE temp.new_results")
         return int(total - kept), int(kept - unchanged), int(unchanged)
+
+    def staged_ranking(self) -> list[tuple[str, str, int]]:
+        """The staged lines as (question, chunk, position), positioned exactly as an import
+        would store them, by question then position: an uploaded run read for evaluation."""
+        return self.conn.execute(
+            f"SELECT question_id, chunk_id, position FROM ({_POSITIONED})"
+            " ORDER BY question_id, position"
+        ).fetchall()
+
+    def run_ranking(self, name: str) -> list[tuple[str, str, int]]:
+        """(question, chunk, position) of every result of an imported run, by question then
+        position (1 is the top)."""
+        return self.conn.execute(
+            "SELECT question_id, chunk_id, position FROM run_results WHERE run = ?"
+            " ORDER BY question_id, position",
+            (name,),
+        ).fetchall()
 
     def graded_questions_in_staged_results(self, chunking: str) -> list[str]:
         """Questions of the staged run whose progress is tracked (someone has graded them)."""

@@ -1,0 +1,113 @@
+"""Decide A vs B on the project's own labels: ``labeler next`` and the grading page's queue.
+
+The maths is ``labeler.metrics.decision`` (plain qrels and runs); this module feeds it the
+consensus of the current labels (``labeler.sources``) and the runs by name or file, and turns
+the ranked pairs into a queue of questions, each with the chunks that decide.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from labeler.errors import LabelerError
+from labeler.metrics.decision import (
+    DEFAULT_BUDGET,
+    DEFAULT_CONFIDENCE,
+    DEFAULT_SEED,
+    Decision,
+    check_confidence,
+    decide,
+)
+from labeler.sources import current_labels, resolve_run
+
+if TYPE_CHECKING:
+    from labeler.store import Store
+
+
+@dataclass(frozen=True, slots=True)
+class Queue:
+    """Questions in label-next order, each with its chunks to grade, most decisive first."""
+
+    decision: Decision
+    questions: tuple[str, ...]
+    chunks: dict[str, tuple[str, ...]]
+
+    def position(self, question_id: str) -> int | None:
+        try:
+            return self.questions.index(question_id)
+        except ValueError:
+            return None
+
+
+def decide_runs(
+    store: Store,
+    run_a: str,
+    run_b: str,
+    metric: str,
+    *,
+    policy: str | None = None,
+    chunking: str | None = None,
+    confidence: float = DEFAULT_CONFIDENCE,
+    budget: int | None = DEFAULT_BUDGET,
+    min_grade: int = 1,
+    gains: str = "linear",
+    seed: int = DEFAULT_SEED,
+) -> Decision:
+    """Is ``run_a`` better than ``run_b`` on ``metric`` with the current labels, and which
+    ``budget`` pairs to grade next. Runs by imported name or by file."""
+    check_confidence(confidence)
+    if run_a == run_b:
+        msg = f"compare two different runs, not {run_a!r} with itself"
+        raise LabelerError(msg, field="run")
+    chunking = chunking or store.current_chunking()
+    a = resolve_run(store, run_a, chunking=chunking)
+    b = resolve_run(store, run_b, chunking=chunking)
+    if a.name == b.name:
+        msg = f"both runs are named {a.name!r}: compare two different runs"
+        raise LabelerError(msg, field="run")
+    labels = current_labels(store, policy=policy, chunking=chunking)
+    return decide(
+        labels.qrels,
+        a,
+        b,
+        metric,
+        questions=labels.questions,
+        unanswerable=labels.unanswerable,
+        confidence=confidence,
+        budget=budget,
+        min_grade=min_grade,
+        gains=gains,  # type: ignore[arg-type]
+        seed=seed,
+    )
+
+
+def decision_queue(
+    store: Store,
+    run_a: str,
+    run_b: str,
+    metric: str,
+    *,
+    policy: str | None = None,
+    chunking: str | None = None,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> Queue:
+    """Every unjudged pair in label-next order, grouped by question (a question's place is
+    that of its most decisive pair)."""
+    decision = decide_runs(
+        store,
+        run_a,
+        run_b,
+        metric,
+        policy=policy,
+        chunking=chunking,
+        confidence=confidence,
+        budget=None,
+    )
+    chunks: dict[str, list[str]] = {}
+    for pair in decision.pairs:
+        chunks.setdefault(pair.question, []).append(pair.chunk)
+    return Queue(decision, tuple(chunks), {q: tuple(c) for q, c in chunks.items()})
+
+
+__all__ = ["Queue", "decide_runs", "decision_queue"]
