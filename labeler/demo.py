@@ -62,6 +62,7 @@ def load_demo(store: Store, folder: str | Path = DEMO_DIR) -> list[ImportReport]
             reports += _load_remap(store, folder / "remap")
         if (folder / "review").is_dir():
             reports += _review(store, folder / "review")
+    reports += _results_versions(store)
     return reports
 
 
@@ -181,6 +182,37 @@ def _review(store: Store, folder: Path) -> list[ImportReport]:
             )
         decided += 1
     reports.append(ImportReport("review decisions", str(folder), added=decided))
+    return reports
+
+
+DEMO_TESTSET = "fernleaf-support"
+
+
+def _results_versions(store: Store) -> list[ImportReport]:
+    """Two versions of a test set, so the Results page can show a run on both side by side:
+    v1 holds the questions both reviewers graded (the first, double-checked set), v2 every
+    graded question; disagreements settled by majority. Written beside the demo database
+    (where the app looks) the first time only: later loads, and a reviewer's own grading in
+    the demo, never add versions."""
+    from labeler.config import exports_dir
+    from labeler.exporters.history import list_versions
+    from labeler.exporters.testset import Selection, export_testset
+
+    out = exports_dir(store.path)
+    if list_versions(out, DEMO_TESTSET):
+        return [ImportReport("test-set versions", str(out / DEMO_TESTSET), unchanged=2)]
+    reports = []
+    for selection in (Selection(min_reviewers=2, policy="majority"), Selection(policy="majority")):
+        result = export_testset(store, DEMO_TESTSET, out=out, selection=selection)
+        reports.append(
+            ImportReport(
+                "test-set version",
+                str(result.path),
+                added=int(result.status == "created"),
+                unchanged=int(result.status != "created"),
+                detail=f"{DEMO_TESTSET} v{result.version}",
+            )
+        )
     return reports
 
 

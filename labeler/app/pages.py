@@ -11,6 +11,7 @@ PAGES = [
     ("remap.py", "Remap queue", ":material/call_split:", "Label"),
     ("judge_review.py", "Spot-check the judge", ":material/fact_check:", "Label"),
     ("adjudicate.py", "Adjudicate", ":material/gavel:", "Label"),
+    ("results.py", "Results", ":material/leaderboard:", "Evaluate"),
     ("judge_report.py", "Judge report", ":material/balance:", "Evaluate"),
     ("export.py", "Export test sets", ":material/inventory_2:", "Test sets"),
     ("data.py", "Data", ":material/database:", "Project"),

@@ -116,7 +116,8 @@ class Decision:
             if self.winner is None:
                 return f"proven: {self.run_a} and {self.run_b} tie on {self.metric}; {span}"
             return f"proven: {self.winner} better than {other} on {self.metric}; {span}"
-        probability = f"{self.leader_probability():.2f}"
+        chance = self.leader_probability()
+        probability = "> 0.99" if chance > 0.995 else f"{chance:.2f}"
         if self.status == "likely":
             return (
                 f"likely: {self.leader} better than {other} with probability {probability}; {span}"
