@@ -43,7 +43,7 @@ def test_the_pool_is_the_union_of_both_top_k_with_ranks_at_any_depth() -> None:
     assert contest.labelled == 1
     assert contest.size == 4
     # The relevance model learns from labelled chunks at any depth: a, z (not far).
-    rank_a, rank_b, grades = contest.observations
+    rank_a, rank_b, grades, _ = contest.observations
     assert sorted(zip(rank_a.tolist(), rank_b.tolist(), grades.tolist(), strict=True)) == [
         (1, 3, 2),
         (4, 0, 1),

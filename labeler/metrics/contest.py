@@ -69,8 +69,8 @@ class Contest:
     Per slot (grouped by question): ``question``, ``pos_a``/``pos_b``, ``rank_a``/``rank_b``,
     ``grade`` and the chunk id (``chunk_id(i)``). Per question: ``starts`` (slot offsets,
     length Q + 1), ``out_grades`` (Q x 3: labels of each grade on chunks outside the pool).
-    ``observations``: (rank in A, rank in B, grade) of every labelled chunk either run returned,
-    at any depth: what the relevance model learns from.
+    ``observations``: (rank in A, rank in B, grade, question) of every labelled chunk either run
+    returned, at any depth: what the relevance model learns from.
     """
 
     run_a: str
@@ -87,7 +87,7 @@ class Contest:
     grade: np.ndarray
     starts: np.ndarray
     out_grades: np.ndarray
-    observations: tuple[np.ndarray, np.ndarray, np.ndarray]
+    observations: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
     _chunks: tuple[Strings, np.ndarray]
 
     @property
@@ -124,11 +124,12 @@ class Contest:
         judged here for the first time join the relevance model's observations."""
         grade = np.asarray(grade, dtype=np.int8)
         new = (self.grade < 0) & (grade >= 0)
-        rank_a, rank_b, grades = self.observations
+        rank_a, rank_b, grades, question = self.observations
         observations = (
             np.concatenate([rank_a, self.rank_a[new]]),
             np.concatenate([rank_b, self.rank_b[new]]),
             np.concatenate([grades, grade[new]]),
+            np.concatenate([question, self.question[new]]),
         )
         return Contest(
             self.run_a,
@@ -377,7 +378,7 @@ def build_contest(
     out_grades = np.maximum(totals - in_pool_counts, 0)
     out_grades[:, 0] = 0  # a grade 0 outside the pool changes no figure
 
-    observations = _observations(a, b, keep, full_a, full_b, bits)
+    observations = _observations(a, b, keep, renumber, full_a, full_b, bits)
     return Contest(
         run_a=run_a.name,
         run_b=run_b.name,
@@ -399,9 +400,15 @@ def build_contest(
 
 
 def _observations(
-    a: _Side, b: _Side, keep: np.ndarray, full_a: tuple, full_b: tuple, bits: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(rank in A, rank in B, grade) of every labelled chunk that either run returned."""
+    a: _Side,
+    b: _Side,
+    keep: np.ndarray,
+    renumber: np.ndarray,
+    full_a: tuple,
+    full_b: tuple,
+    bits: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(rank in A, rank in B, grade, question) of every labelled chunk either run returned."""
     judged_a = np.flatnonzero((a.grade >= 0) & keep[a.question])
     judged_b = np.flatnonzero((b.grade >= 0) & keep[b.question])
     rank_b_of_a = _position_of(
@@ -411,7 +418,13 @@ def _observations(
     rank_a = np.concatenate([a.position[judged_a] + 1, np.zeros(int(only_b.sum()))])
     rank_b = np.concatenate([rank_b_of_a + 1, b.position[judged_b][only_b] + 1])
     grade = np.concatenate([a.grade[judged_a], b.grade[judged_b][only_b]])
-    return rank_a.astype(np.int32), rank_b.astype(np.int32), grade.astype(np.int8)
+    question = renumber[np.concatenate([a.question[judged_a], b.question[judged_b][only_b]])]
+    return (
+        rank_a.astype(np.int32),
+        rank_b.astype(np.int32),
+        grade.astype(np.int8),
+        question.astype(np.int32),
+    )
 
 
 __all__ = ["GRADES", "SUPPORTED", "Contest", "build_contest", "parse_contest_metric"]

@@ -404,8 +404,7 @@ def decide_contest(
     difference = difference_of(contest)
     bounds = difference.bounds(frame)
     low, high, sure = mean_bounds(bounds)
-    a_obs, b_obs, g_obs = contest.observations
-    model = RelevanceModel.fit(a_obs, b_obs, g_obs)
+    model = RelevanceModel.fit(*contest.observations)
     simulation = simulate(
         frame,
         difference,

@@ -54,8 +54,9 @@ def mean_intervals(
         draws = bootstrap_means(values, resamples, seed)
         low, high = np.quantile(draws, [tail, 1.0 - tail], axis=0)
         out += [
-            MeanInterval(result.run, m, float(values[:, i].mean()), float(low[i]),
-                         float(high[i]), n)
+            MeanInterval(
+                result.run, m, float(values[:, i].mean()), float(low[i]), float(high[i]), n
+            )
             for i, m in enumerate(names)
         ]
     return tuple(out)
@@ -135,7 +136,11 @@ def version_shift(
     later = {r.run: r for r in after}
     return tuple(
         VersionShift(
-            old.run, m, old.mean(m), later[old.run].mean(m), old.num_scored,
+            old.run,
+            m,
+            old.mean(m),
+            later[old.run].mean(m),
+            old.num_scored,
             later[old.run].num_scored,
         )
         for old in before
@@ -169,7 +174,9 @@ def question_shifts(before: RunResult, after: RunResult, metric: str) -> tuple[Q
         for q in sorted(set(old) | set(new))
         if old.get(q) is None or new.get(q) is None or abs(old[q] - new[q]) > 1e-12
     ]
-    return tuple(sorted(rows, key=lambda r: (-abs(r.change) if r.change is not None else 1, r.question)))
+    return tuple(
+        sorted(rows, key=lambda r: (-abs(r.change) if r.change is not None else 1, r.question))
+    )
 
 
 __all__ = [

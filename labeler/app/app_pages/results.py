@@ -118,9 +118,9 @@ def choose_metrics(column) -> tuple[list[str], list[int]]:
         names = st.multiselect(
             "Metrics", METRIC_NAMES, default=DEFAULT_METRICS, key="results_metrics"
         )
-        cutoffs = st.multiselect(
-            "Cutoffs (k)", CUTOFFS, default=[10], key="results_cutoffs"
-        ) or [10]
+        cutoffs = st.multiselect("Cutoffs (k)", CUTOFFS, default=[10], key="results_cutoffs") or [
+            10
+        ]
     metrics = []
     for name in names:
         if REGISTRY[name].k == "none":
@@ -161,8 +161,13 @@ def run_table(results, metrics: list[str]) -> None:
         x=alt.X("metric:N", title=None, sort=metrics, axis=alt.Axis(labelAngle=0)),
         xOffset=alt.XOffset("run:N"),
         color=alt.Color("run:N", title="run", scale=alt.Scale(scheme="tableau10")),
-        tooltip=["run", "metric", alt.Tooltip("mean:Q", format=".3f"),
-                 alt.Tooltip("low:Q", format=".3f"), alt.Tooltip("high:Q", format=".3f")],
+        tooltip=[
+            "run",
+            "metric",
+            alt.Tooltip("mean:Q", format=".3f"),
+            alt.Tooltip("low:Q", format=".3f"),
+            alt.Tooltip("high:Q", format=".3f"),
+        ],
     )
     chart = base.mark_rule(strokeWidth=2).encode(
         y=alt.Y("low:Q", title="mean with 95 % interval", scale=alt.Scale(domain=[0, 1])),
@@ -185,10 +190,14 @@ def coverage_notes(results, cutoffs: list[int], metrics: list[str]) -> None:
     table = pd.DataFrame(rows).pivot_table(index="run", columns="k", values="judged")
     table.columns = [f"judged@{k}" for k in table.columns]
     with st.container(key="results_coverage"):
-        st.dataframe(table.reset_index(), hide_index=True, column_config={
-            c: st.column_config.ProgressColumn(c, format="percent", min_value=0, max_value=1)
-            for c in table.columns
-        })
+        st.dataframe(
+            table.reset_index(),
+            hide_index=True,
+            column_config={
+                c: st.column_config.ProgressColumn(c, format="percent", min_value=0, max_value=1)
+                for c in table.columns
+            },
+        )
     for note in notes:
         st.warning(note, icon=":material/warning:")
     if not notes:
@@ -218,7 +227,7 @@ def paired_comparison(results, metrics: list[str]) -> tuple[object, object] | No
             "metric": c.metric,
             f"{a.run}": c.run_mean,
             f"{b.run}": c.baseline_mean,
-            f"{a.run} − {b.run}": c.difference,
+            f"{a.run} - {b.run}": c.difference,
             "95 % interval": f"[{c.ci_low:+.3f}, {c.ci_high:+.3f}]",
             "p-value": c.p_value,
             f"{a.run} better": c.wins,
@@ -231,11 +240,16 @@ def paired_comparison(results, metrics: list[str]) -> tuple[object, object] | No
         st.info("No question has a relevant label yet: nothing to compare.")
         return None
     with st.container(key="results_pair"):
-        st.dataframe(pd.DataFrame(rows), hide_index=True, column_config={
-            "p-value": st.column_config.NumberColumn(format="%.4f"),
-            **{k: st.column_config.NumberColumn(format="%+.3f" if "−" in k else "%.3f")
-               for k in (a.run, b.run, f"{a.run} − {b.run}")},
-        })
+        st.dataframe(
+            pd.DataFrame(rows),
+            hide_index=True,
+            column_config={
+                "p-value": st.column_config.NumberColumn(format="%.4f"),
+                a.run: st.column_config.NumberColumn(format="%.3f"),
+                b.run: st.column_config.NumberColumn(format="%.3f"),
+                f"{a.run} - {b.run}": st.column_config.NumberColumn(format="%+.3f"),
+            },
+        )
     st.caption(
         "Paired over the same questions: the mean difference, its 95 % bootstrap interval,"
         " a randomization test's p-value, and on how many questions each run wins."
@@ -270,8 +284,8 @@ def per_question(a, b, metrics: list[str], texts: dict[str, str]) -> None:
         alt.Chart(frame)
         .mark_bar()
         .encode(
-            x=alt.X("order:O", title=f"questions, sorted by {a.run} − {b.run}", axis=None),
-            y=alt.Y("difference:Q", title=f"{metric}: {a.run} − {b.run}"),
+            x=alt.X("order:O", title=f"questions, sorted by {a.run} - {b.run}", axis=None),
+            y=alt.Y("difference:Q", title=f"{metric}: {a.run} - {b.run}"),
             color=alt.Color(
                 "better:N",
                 scale=alt.Scale(
@@ -279,9 +293,12 @@ def per_question(a, b, metrics: list[str], texts: dict[str, str]) -> None:
                 ),
                 title="better",
             ),
-            tooltip=["question", alt.Tooltip("difference:Q", format="+.3f"),
-                     alt.Tooltip(f"{a.run}:Q", format=".3f"),
-                     alt.Tooltip(f"{b.run}:Q", format=".3f")],
+            tooltip=[
+                "question",
+                alt.Tooltip("difference:Q", format="+.3f"),
+                alt.Tooltip(f"{a.run}:Q", format=".3f"),
+                alt.Tooltip(f"{b.run}:Q", format=".3f"),
+            ],
         )
         .add_params(pick)
         .properties(height=240)
@@ -362,10 +379,12 @@ def versions_side_by_side(runs, metrics: list[str], min_grade: int) -> None:
     if len(numbers) < 2:
         st.caption(f"{name} has one version: export another to compare them.")
         return
-    older = middle.selectbox("Older", numbers, index=len(numbers) - 2, key="results_older",
-                             format_func=lambda n: f"v{n}")
-    newer = right.selectbox("Newer", numbers, index=len(numbers) - 1, key="results_newer",
-                            format_func=lambda n: f"v{n}")
+    older = middle.selectbox(
+        "Older", numbers, index=len(numbers) - 2, key="results_older", format_func=lambda n: f"v{n}"
+    )
+    newer = right.selectbox(
+        "Newer", numbers, index=len(numbers) - 1, key="results_newer", format_func=lambda n: f"v{n}"
+    )
     path = {i.number: i.path for i in infos}
     before_labels, after_labels = version_labels(path[older]), version_labels(path[newer])
     before = [evaluate(before_labels.qrels, r, metrics, min_grade=min_grade) for r in runs]
@@ -389,14 +408,19 @@ def versions_side_by_side(runs, metrics: list[str], min_grade: int) -> None:
         for s in version_shift(before, after, metrics)
     ]
     with st.container(key="results_versions"):
-        st.dataframe(pd.DataFrame(rows), hide_index=True, column_config={
-            f"v{older}": st.column_config.NumberColumn(format="%.3f"),
-            f"v{newer}": st.column_config.NumberColumn(format="%.3f"),
-            "change": st.column_config.NumberColumn(format="%+.3f"),
-        })
+        st.dataframe(
+            pd.DataFrame(rows),
+            hide_index=True,
+            column_config={
+                f"v{older}": st.column_config.NumberColumn(format="%.3f"),
+                f"v{newer}": st.column_config.NumberColumn(format="%.3f"),
+                "change": st.column_config.NumberColumn(format="%+.3f"),
+            },
+        )
     left, right = st.columns(2)
-    run = left.selectbox("Questions that moved, for run", [r.name for r in runs],
-                         key="results_shift_run")
+    run = left.selectbox(
+        "Questions that moved, for run", [r.name for r in runs], key="results_shift_run"
+    )
     metric = right.selectbox("on", metrics, key="results_shift_metric")
     i = [r.name for r in runs].index(run)
     moved = question_shifts(before[i], after[i], metric)
@@ -415,8 +439,12 @@ def versions_side_by_side(runs, metrics: list[str], min_grade: int) -> None:
         st.dataframe(
             pd.DataFrame(
                 [
-                    {"question": m.question, f"v{older}": m.before, f"v{newer}": m.after,
-                     "change": what(m)}
+                    {
+                        "question": m.question,
+                        f"v{older}": m.before,
+                        f"v{newer}": m.after,
+                        "change": what(m),
+                    }
                     for m in moved
                 ]
             ),

@@ -1,0 +1,62 @@
+"""The Results page in a real browser on the demo: it renders, and a click on a question (a row of
+the table, a bar of the chart) opens that question on the grading page."""
+
+import re
+
+import pytest
+
+from labeler.demo import load_demo
+from labeler.store import Store
+from tests.e2e.conftest import screenshot, wait_for_app
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def demo_db(tmp_path, monkeypatch):
+    monkeypatch.setenv("LABELER_EXPORTS", str(tmp_path / "exports"))
+    with Store(tmp_path / "demo.db") as store:
+        load_demo(store)
+        return store.path
+
+
+def open_results(page, server) -> None:
+    page.goto(f"{server.url}/results?reviewer=maria")
+    wait_for_app(page)
+    page.wait_for_selector(".st-key-results_questions [data-testid='stDataFrame']")
+    page.wait_for_timeout(500)
+
+
+def test_results_page_and_a_row_opens_the_grading_page(demo_db, serve, page) -> None:
+    server = serve(demo_db)
+    open_results(page, server)
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert page.get_by_text("proven range").count() >= 1
+    screenshot(page, "results-top")
+    table = page.locator(".st-key-results_questions [data-testid='stDataFrame']")
+    table.scroll_into_view_if_needed()
+    page.wait_for_timeout(300)
+    screenshot(page, "results-questions")
+    box = table.bounding_box()
+    # The first row's selection box: left column, just under the header row.
+    page.mouse.click(box["x"] + 18, box["y"] + 35 + 17)
+    page.wait_for_url(re.compile(r"127.0.0.1:\d+/\?.*question=q\d+"))
+    wait_for_app(page)
+    question = re.search(r"question=(q\d+)", page.url).group(1)
+    assert page.get_by_text(f"Question {question}", exact=False).count() >= 1
+    screenshot(page, "results-row-to-grading")
+
+
+def test_a_bar_of_the_chart_opens_its_question(demo_db, serve, page) -> None:
+    server = serve(demo_db)
+    open_results(page, server)
+    chart = page.locator(".st-key-results_question_chart")
+    chart.scroll_into_view_if_needed()
+    page.wait_for_timeout(800)
+    area = chart.bounding_box()
+    # The tallest bar in hybrid's favour is the last one, at the right end of the plot area
+    # (the legend takes the last tenth of the chart's width).
+    page.mouse.click(area["x"] + area["width"] * 0.888, area["y"] + area["height"] * 0.33)
+    page.wait_for_url(re.compile(r"127.0.0.1:\d+/\?.*question=q\d+"), timeout=20_000)
+    wait_for_app(page)
+    assert page.locator("[data-testid='stException']").count() == 0

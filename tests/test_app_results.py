@@ -1,0 +1,172 @@
+"""The Results page through AppTest: its figures are the engine's, its warnings and errors say
+what is wrong in words, and it reads current labels, versions and uploaded runs alike."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from labeler.exporters.testset import Selection, export_testset
+from labeler.importers import import_run
+from labeler.metrics import evaluate, read_qrels
+from labeler.metrics.comparison import compare
+from labeler.sources import current_labels, stored_run
+from labeler.store import Store
+from tests.test_sources import DENSE
+
+APP = str(Path(__file__).resolve().parents[1] / "labeler" / "app" / "streamlit_app.py")
+
+
+@pytest.fixture
+def project(loaded: Store, tmp_path: Path, monkeypatch) -> Store:
+    """Two runs (bm25 and dense) and labels on two of the three questions."""
+    run = tmp_path / "dense.trec"
+    run.write_text(DENSE, encoding="utf-8")
+    import_run(loaded, run)
+    grades = {
+        ("q1", "rate-limits"): 2,
+        ("q1", "error-codes"): 1,
+        ("q1", "pagination"): 0,
+        ("q1", "webhooks"): 0,
+        ("q2", "pagination"): 2,
+        ("q2", "webhooks"): 0,
+        ("q2", "authentication"): 0,
+    }
+    for (question, chunk), grade in grades.items():
+        loaded.set_grade(question, "default", chunk, "ana", grade)
+    monkeypatch.setenv("LABELER_DB", str(loaded.path))
+    monkeypatch.setenv("LABELER_EXPORTS", str(tmp_path / "exports"))
+    return loaded
+
+
+def open_page() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state["reviewer"] = "ana"
+    at.switch_page("app_pages/results.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def table(at: AppTest, key: str):
+    return at.container(key=key).dataframe[0].value
+
+
+def test_each_run_with_its_interval_as_the_engine_computes_it(project: Store) -> None:
+    at = open_page()
+    runs = table(at, "results_runs_table").set_index("run")
+    labels = current_labels(project, policy="median")
+    for name in ("bm25", "dense"):
+        result = evaluate(labels.qrels, stored_run(project, name), "ndcg@10")
+        cell = runs.loc[name, "ndcg@10"]
+        mean, interval = cell.split("  ")
+        assert float(mean) == pytest.approx(result.mean("ndcg@10"), abs=5e-4)
+        low, high = (float(x) for x in interval.strip("[]").split(", "))
+        assert low <= float(mean) <= high
+    assert "Means over the 2 questions with a relevant label" in at.caption[1].value
+
+
+def test_the_paired_comparison_is_the_comparison_module(project: Store) -> None:
+    at = open_page()
+    pair = table(at, "results_pair").set_index("metric")
+    labels = current_labels(project, policy="median")
+    a = evaluate(labels.qrels, stored_run(project, "dense"), "ndcg@10")
+    b = evaluate(labels.qrels, stored_run(project, "bm25"), "ndcg@10")
+    (expected,) = compare(b, a, ["ndcg@10"], resamples=2000)
+    assert pair.loc["ndcg@10", "dense - bm25"] == pytest.approx(expected.difference)
+    assert pair.loc["ndcg@10", "dense better"] == expected.wins
+
+
+def test_per_question_differences_sorted_for_the_chosen_pair(project: Store) -> None:
+    at = open_page()
+    rows = table(at, "results_questions")
+    assert list(rows.columns) == ["question", "text", "dense", "bm25", "difference"]
+    assert list(rows["difference"]) == sorted(rows["difference"])
+    assert set(rows["question"]) == {"q1", "q2"}
+    assert "How should a client retry" in rows.set_index("question").loc["q1", "text"]
+
+
+def test_a_run_whose_top_k_is_mostly_unjudged_is_warned_about(project: Store) -> None:
+    at = open_page()
+    at.multiselect(key="results_cutoffs").set_value([3]).run()
+    assert not at.warning  # every chunk in bm25's and dense's top 3 is judged
+    # A run whose top 3 for q1 starts with a chunk nobody graded: 2 of 3 judged there, 1 of 1
+    # for q2: 83 % over the two scored questions.
+    wide = b"q1 Q0 authentication 1 3.0 wide\nq1 Q0 webhooks 2 2.0 wide\n"
+    wide += b"q1 Q0 rate-limits 3 1.0 wide\nq2 Q0 pagination 1 1.0 wide\n"
+    at.get("file_uploader")[0].upload("wide.trec", wide).run()
+    coverage = table(at, "results_coverage").set_index("run")
+    assert coverage.loc["wide", "judged@3"] == pytest.approx(5 / 6)
+    assert coverage.loc["bm25", "judged@3"] == 1.0
+    assert [w.value for w in at.warning] == [
+        "wide's top 3 is 83 % judged: unjudged chunks count as not relevant, so its"
+        " ndcg@3 is a lower bound."
+    ]
+
+
+def test_label_next_says_when_the_comparison_is_proven(project: Store) -> None:
+    at = open_page()
+    assert [m.value for m in at.success] == [
+        "proven: dense better than bm25 on ndcg@10; proven range +0.120 to +0.413"
+    ]
+    assert "7 of the 9 pairs in the two runs' top 10 are labelled." in at.caption[5].value
+
+
+def test_label_next_lists_the_pairs_to_grade_while_open(
+    loaded: Store, tmp_path: Path, monkeypatch
+) -> None:
+    run = tmp_path / "dense.trec"
+    run.write_text(DENSE, encoding="utf-8")
+    import_run(loaded, run)
+    loaded.set_grade("q1", "default", "rate-limits", "ana", 2)
+    monkeypatch.setenv("LABELER_DB", str(loaded.path))
+    at = open_page()
+    status = [i.value for i in at.info if "proven range" in i.value]
+    assert len(status) == 1
+    assert status[0].startswith(("open: ", "likely: "))
+    pairs = table(at, "results_next_pairs")
+    assert list(pairs.columns) == ["question", "chunk", "weight"]
+    assert len(pairs) == 8  # every unjudged pair of the pool, at most 10
+    assert list(pairs["weight"]) == sorted(pairs["weight"], reverse=True)
+
+
+def test_an_uploaded_run_is_checked_like_an_import(project: Store) -> None:
+    at = open_page()
+    at.get("file_uploader")[0].upload("mine.trec", b"q1 Q0 rate-limits 1 2.0 mine\n").run()
+    assert not at.exception
+    assert "mine" in set(table(at, "results_runs_table")["run"])
+    at.get("file_uploader")[0].clear().upload(
+        "broken.trec", b"q1 Q0 rate-limits 1 2.0 x\nq1 Q0 no-such-chunk 2 1.0 x\n"
+    ).run()
+    assert [e.value for e in at.error] == [
+        "broken.trec:2: field \"chunk_id\": unknown chunk id 'no-such-chunk' in chunking"
+        " 'default'"
+    ]
+
+
+def test_a_version_as_labels_and_two_versions_side_by_side(project: Store, tmp_path) -> None:
+    out = tmp_path / "exports"
+    export_testset(project, "faq", out=out, selection=Selection(tags=("paging",)))
+    project.set_grade("q1", "default", "pagination", "ana", 1)
+    export_testset(project, "faq", out=out)
+    at = open_page()
+    at.selectbox(key="results_labels").set_value("faq v1").run()
+    assert not at.exception
+    assert "Labels: faq v1." in [c.value for c in at.caption]
+    shifts = table(at, "results_versions")
+    row = shifts[(shifts["run"] == "bm25") & (shifts["metric"] == "ndcg@10")].iloc[0]
+    qrels = read_qrels(out / "faq" / "v1" / "qrels.tsv")
+    v1 = evaluate(qrels, stored_run(project, "bm25"), "ndcg@10")
+    assert row["v1"] == pytest.approx(v1.mean("ndcg@10"))
+    assert row["questions"] == "1 → 2"
+
+
+def test_without_a_relevant_label_the_page_says_what_to_do(loaded: Store, monkeypatch) -> None:
+    monkeypatch.setenv("LABELER_DB", str(loaded.path))
+    at = open_page()
+    assert [i.value for i in at.info] == [
+        "No question has a relevant label yet: grade some on the grading page, or choose a"
+        " test-set version."
+    ]
