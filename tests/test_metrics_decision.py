@@ -200,7 +200,7 @@ def test_comparisons_called_likely_are_right_in_simulation() -> None:
     named = []
     for seed in range(6):
         corpus = sim.synthetic(60, depth=20, seed=500 + seed)
-        for a, b in (("strong", "good"), ("good", "good-b"), ("good-b", "weak")):
+        for a, b in (("strong", "good"), ("good-b", "good"), ("weak", "good-b")):
             truth = sim.truth_sign(corpus.truth, corpus.runs[a], corpus.runs[b], "ndcg@10")
             start = sim.fresh(corpus.questions, corpus.runs[a], corpus.runs[b], "ndcg@10")
             oracle = sim.oracle_grades(start, corpus.truth)

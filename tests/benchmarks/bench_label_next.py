@@ -145,10 +145,12 @@ def synthetic(questions: int, metrics: tuple[str, ...]) -> list[dict]:
 
 
 def calibration(seeds: int, metrics: tuple[str, ...]) -> None:
-    pairs = (("strong", "good"), ("good", "good-b"), ("good-b", "good"), ("good", "weak"))
+    # Each pair in both orders: A is the better run as often as B, as the model assumes.
+    pairs = [("strong", "good"), ("good", "good-b"), ("good", "weak")]
+    pairs += [(b, a) for a, b in pairs]
     print(
-        f"\n== Calibration: {seeds} synthetic collections of 100 questions x {len(pairs)} pairs,"
-        f" 12 rounds of 20 labels each from no labels ({load()})"
+        f"\n== Calibration: {seeds} synthetic collections of 100 questions x {len(pairs)} pairs"
+        f" (each in both orders), 12 rounds of 20 labels each from no labels ({load()})"
     )
     edges = (0.0, 0.05, 0.2, 0.5, 0.8, 0.95, 1.0001)
     for metric in metrics:
