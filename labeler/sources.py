@@ -78,7 +78,7 @@ def current_labels(
 def version_labels(path: str | Path) -> Labels:
     """The labels of an exported version (``exports/NAME/vN``, or ``exports/NAME``: the
     latest), checked against its manifest."""
-    from labeler.metrics.io import read_testset
+    from labeler.metrics import read_testset
 
     version = read_testset(path)
     return Labels(
