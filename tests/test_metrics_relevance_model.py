@@ -1,0 +1,63 @@
+"""The relevance model behind "likely": rank bands, counts, and what it concludes from them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from labeler.metrics.relevance_model import BANDS, RelevanceModel, band, cell
+
+
+def test_bands_of_ranks() -> None:
+    ranks = [0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 15, 16, 20, 21, 30, 31, 50, 51, 100, 101, 5000]
+    assert band(np.array(ranks)).tolist() == [
+        0, 1, 2, 3, 4, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13,
+    ]  # fmt: skip
+    assert cell(np.array([1]), np.array([0])).tolist() == [1 * BANDS + 0]
+
+
+def test_a_questions_labels_in_one_cell_count_as_their_square_root() -> None:
+    """Nine labels of one question at A's rank 1 (B absent) weigh 3; nine of nine questions
+    weigh 9."""
+    one = RelevanceModel.fit(np.ones(9), np.zeros(9), np.zeros(9), np.zeros(9))
+    assert one.counts[1, 0].tolist() == pytest.approx([3.0, 0.0, 0.0])
+    nine = RelevanceModel.fit(np.ones(9), np.zeros(9), np.zeros(9), np.arange(9))
+    assert nine.counts[1, 0].tolist() == pytest.approx([9.0, 0.0, 0.0])
+
+
+def relevant_share(model: RelevanceModel, rank_a: int, rank_b: int) -> float:
+    theta = model.sample(np.random.default_rng(0), 4000)
+    return float(theta[:, cell(np.array([rank_a]), np.array([rank_b]))[0], 1:].sum(axis=1).mean())
+
+
+def test_labels_on_one_runs_chunks_inform_the_others_alike() -> None:
+    """Only chunks A ranks first (B never returned them) were labelled, all relevant: the
+    model expects the chunks B ranks first (A never returned) to be about as relevant, not
+    less, so neither run looks better for having been labelled first."""
+    n = 12
+    model = RelevanceModel.fit(np.ones(n), np.zeros(n), np.full(n, 2), np.arange(n))
+    a_first, b_first = relevant_share(model, 1, 0), relevant_share(model, 0, 1)
+    assert a_first > 0.8
+    assert b_first == pytest.approx(a_first, abs=0.15)
+
+
+def test_what_the_labels_show_wins_over_the_prior() -> None:
+    """A's top chunks (B absent) relevant 30 times in 30 questions, B's (A absent) never in 30:
+    the model believes it."""
+    n = 30
+    ranks_a = np.concatenate([np.ones(n), np.zeros(n)])
+    ranks_b = np.concatenate([np.zeros(n), np.ones(n)])
+    grades = np.concatenate([np.full(n, 2), np.zeros(n)])
+    model = RelevanceModel.fit(ranks_a, ranks_b, grades, np.arange(2 * n))
+    assert relevant_share(model, 1, 0) > 0.8
+    assert relevant_share(model, 0, 1) < 0.2
+
+
+def test_no_labels_at_all_is_a_broad_prior() -> None:
+    model = RelevanceModel.fit(np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0))
+    theta = model.sample(np.random.default_rng(0), 2000)
+    assert theta.shape == (2000, BANDS * BANDS, 3)
+    assert np.allclose(theta.sum(axis=-1), 1.0)
+    relevant = theta[:, cell(np.array([1]), np.array([1]))[0], 1:].sum(axis=1)
+    assert 0.4 < relevant.mean() < 0.9
+    assert relevant.std() > 0.2
