@@ -141,8 +141,7 @@ def test_an_uploaded_run_is_checked_like_an_import(project: Store) -> None:
         "broken.trec", b"q1 Q0 rate-limits 1 2.0 x\nq1 Q0 no-such-chunk 2 1.0 x\n"
     ).run()
     assert [e.value for e in at.error] == [
-        "broken.trec:2: field \"chunk_id\": unknown chunk id 'no-such-chunk' in chunking"
-        " 'default'"
+        "broken.trec:2: field \"chunk_id\": unknown chunk id 'no-such-chunk' in chunking 'default'"
     ]
 
 
