@@ -12,8 +12,9 @@ the metric, A - B, over the questions the labels score:
   comparison is likely when that probability reaches ``confidence`` (or falls to
   1 - ``confidence``: B is likely better) before it is proven.
 - **Next pairs**: the unjudged (question, chunk) pairs ranked by how much their grade is
-  expected to tighten the proven interval on the side that decides (``_weights``); pairs of
-  questions that could flip the overall sign on their own come first, those that cannot, last.
+  expected to tighten the proven interval (``_weights``): on both sides alike while the
+  comparison is open, on the side of the likely winner once there is one; pairs of questions
+  that could flip the overall sign on their own come first, those that cannot, last.
 
 Labelling the pairs in this order and asking again, until proven, is label-next. The figures
 depend only on the inputs and ``seed``.
@@ -22,7 +23,7 @@ depend only on the inputs and ``seed``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -427,7 +428,10 @@ def decide_contest(
         status, winner = "likely", contest.run_b
     else:
         status, winner = "open", None
-    pairs = () if status == "proven" else next_pairs(frame, difference, bounds, simulation, budget)
+    # Until a winner is named, both sides weigh alike: the labels go to both runs' chunks, which
+    # is what the model needs to learn about both; once one is likely, the side that proves it.
+    leaning = simulation if status == "likely" else replace(simulation, probability=0.5)
+    pairs = () if status == "proven" else next_pairs(frame, difference, bounds, leaning, budget)
     return Decision(
         run_a=contest.run_a,
         run_b=contest.run_b,

@@ -20,6 +20,8 @@ Sections (``--sections``, default all):
 - ``synthetic``: a synthetic collection of ``--questions`` (1,000) questions (see
   ``tests/label_next_sim.py``: not the relevance model's own story), four pairs of runs from
   far apart to nearly equal, nDCG@10.
+- ``random``: the demo labelled in random order (not label-next's), every pair both ways:
+  how many states name a likely winner, and how many of those are wrong.
 - ``calibration``: many small synthetic collections (``--seeds``), label-next from no labels
   for 12 rounds; every round's P(A beats B) binned against how often A truly is better, and
   the first winner named against the truth.
@@ -51,7 +53,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from labeler.metrics import evaluate, read_qrels, read_run  # noqa: E402
-from labeler.metrics.decision import decide  # noqa: E402
+from labeler.metrics.decision import decide, decide_contest  # noqa: E402
 from labeler.metrics.tables import Qrels, Run  # noqa: E402
 from tests import label_next_sim as sim  # noqa: E402
 
@@ -182,6 +184,36 @@ def calibration(seeds: int, metrics: tuple[str, ...]) -> None:
                 )
 
 
+def random_order(seeds: int, metrics: tuple[str, ...]) -> None:
+    """Labels in random order, not label-next's: the model must not name a wrong winner from
+    whatever the labels happen to be. Every state after 20, 40, ... 300 random labels."""
+    print(f"\n== Random-order labelling of the demo: {seeds} orders per pair and metric ({load()})")
+    questions = [json.loads(line)["id"] for line in (DEMO / "questions.jsonl").open()]
+    truth = read_qrels(DEMO / "ground_truth.qrels").with_questions(questions)
+    runs = {name: read_run(DEMO / "runs" / f"{name}.trec") for name in ("weak", "bm25", "hybrid")}
+    pairs = (("hybrid", "bm25"), ("bm25", "hybrid"), ("bm25", "weak"), ("weak", "hybrid"))
+    for metric in metrics:
+        start = clock()
+        states = named = wrong = 0
+        for a, b in pairs:
+            pool = sim.fresh(questions, runs[a], runs[b], metric)
+            oracle = sim.oracle_grades(pool, truth)
+            sign = sim.truth_sign(truth, runs[a], runs[b], metric)
+            for seed in range(seeds):
+                order = np.random.default_rng(seed).permutation(pool.size)
+                for labels in range(20, 320, 20):
+                    grade = np.full(pool.size, -1, dtype=np.int8)
+                    grade[order[:labels]] = oracle[order[:labels]]
+                    decision = decide_contest(pool.with_grades(grade), budget=0)
+                    states += 1
+                    if decision.status == "likely":
+                        named += 1
+                        wrong += (decision.winner == pool.run_a) != (sign > 0)
+        print(
+            f"{metric}: {states} states, {named} with a likely winner, {wrong} wrong;", since(start)
+        )
+
+
 def speed() -> None:
     questions, depth = 10_000, 100
     rng = np.random.default_rng(0)
@@ -223,7 +255,7 @@ def speed() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sections", default="demo,synthetic,calibration,speed")
+    parser.add_argument("--sections", default="speed,demo,random,calibration,synthetic")
     parser.add_argument("--questions", type=int, default=1000)
     parser.add_argument("--seeds", type=int, default=15)
     parser.add_argument("--synthetic-metrics", default="ndcg@10")
@@ -235,6 +267,8 @@ def main() -> None:
         speed()
     if "demo" in sections:
         demo()
+    if "random" in sections:
+        random_order(args.seeds // 3 or 1, tuple(args.calibration_metrics.split(",")))
     if "calibration" in sections:
         calibration(args.seeds, tuple(args.calibration_metrics.split(",")))
     if "synthetic" in sections:
