@@ -64,7 +64,7 @@ def current_labels(
     rows = [(q, c, g) for q, grades in agreed.grades.items() for c, g in grades.items()]
     qrels = Qrels.from_rows(
         [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], source=None
-    ).with_questions(questions)
+    ).with_questions(questions, unanswerable=agreed.unanswerable)
     how = f"settled by {chosen.name}" if chosen is not None else "no disagreements"
     return Labels(
         qrels=qrels,

@@ -53,6 +53,7 @@ def test_current_labels_settle_disagreements_as_an_export_would(loaded: Store) -
     }
     assert labels.questions == ("q1", "q2", "q3")  # every accepted question, labelled or not
     assert labels.unanswerable == frozenset({"q3"})
+    assert labels.qrels.marked_unanswerable == frozenset({"q3"})  # the engine counts it apart
     assert labels.settled == 1
     assert "settled by max" in labels.description
 

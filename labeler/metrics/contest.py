@@ -275,7 +275,8 @@ def build_contest(
 
     ``questions``: the questions compared (default: every question of the qrels and of either
     run); run results for other questions are ignored. ``unanswerable``: questions a reviewer
-    marked as having no relevant chunk, so every chunk of theirs is known not to be relevant.
+    marked as having no relevant chunk (besides those the qrels mark), so every chunk of theirs
+    is known not to be relevant.
     """
     parsed = parse_contest_metric(metric)
     options = Options(min_grade=min_grade, order=order, depth=depth, gains=gains)
@@ -356,7 +357,7 @@ def build_contest(
         rows[order_key],
     )
 
-    marked = set(unanswerable)
+    marked = set(unanswerable) | set(everything.marked_unanswerable)
     closed = [renumber[i] for i, q in enumerate(everything.questions) if keep[i] and q in marked]
     if closed:
         grade[np.isin(question, np.asarray(closed, dtype=np.int32)) & (grade < 0)] = 0

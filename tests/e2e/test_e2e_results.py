@@ -42,6 +42,8 @@ def test_results_page_and_a_row_opens_the_grading_page(demo_db, serve, page) -> 
     page.mouse.click(box["x"] + 18, box["y"] + 35 + 17)
     page.wait_for_url(re.compile(r"127.0.0.1:\d+/\?.*question=q\d+"))
     wait_for_app(page)
+    page.wait_for_selector("[data-testid='stButtonGroup']")  # the cards' grade buttons
+    page.wait_for_timeout(500)
     question = re.search(r"question=(q\d+)", page.url).group(1)
     assert page.get_by_text(f"Question {question}", exact=False).count() >= 1
     screenshot(page, "results-row-to-grading")

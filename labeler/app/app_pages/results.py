@@ -142,10 +142,11 @@ def run_table(results, metrics: list[str]) -> None:
         rows.setdefault(m.run, {"run": m.run})[m.metric] = shown
     with st.container(key="results_runs_table"):
         st.dataframe(pd.DataFrame(list(rows.values())), hide_index=True)
-    n = results[0].num_scored
+    first = results[0]
     st.caption(
-        f"Means over the {n} questions with a relevant label ({results[0].unanswerable} without"
-        " one are left out); in brackets a 95 % bootstrap interval (the questions resampled"
+        f"Means over the {first.num_scored} questions with a relevant label (left out:"
+        f" {first.unanswerable} marked unanswerable, {first.no_relevant_label} without a"
+        " relevant label yet); in brackets a 95 % bootstrap interval (the questions resampled"
         f" {PAGE_RESAMPLES:,} times)."
     )
     frame = pd.DataFrame(
