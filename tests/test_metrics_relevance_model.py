@@ -61,3 +61,34 @@ def test_no_labels_at_all_is_a_broad_prior() -> None:
     relevant = theta[:, cell(np.array([1]), np.array([1]))[0], 1:].sum(axis=1)
     assert 0.4 < relevant.mean() < 0.9
     assert relevant.std() > 0.2
+
+
+def test_the_curve_recovers_a_known_logistic_relevance() -> None:
+    """5,000 chunks whose relevance follows a known curve in (returned, log-rank): the fit finds
+    its coefficients (the prior barely matters with this much data)."""
+    from labeler.metrics.relevance_model import Curve, features
+
+    rng = np.random.default_rng(3)
+    returned = rng.random((2, 5000)) < 0.6  # a third of the chunks missing from each run
+    rank_a = rng.integers(1, 60, 5000) * returned[0]
+    rank_b = rng.integers(1, 60, 5000) * returned[1]
+    x = features(rank_a, rank_b)
+    truth = np.array([-1.0, 1.5, -0.6, 0.0, 0.0])
+    y = (rng.random(5000) < 1 / (1 + np.exp(-(x @ truth)))).astype(float)
+    curve = Curve.fit(x, y, np.ones(5000))
+    sd = np.sqrt(np.diag(curve.cov))
+    assert np.all(np.abs(curve.mean - truth) < 3 * sd)  # within its own uncertainty
+    assert np.all(sd < 0.2)
+
+
+def test_one_lucky_label_does_not_bend_a_band() -> None:
+    """Forty labelled chunks at ranks 8 to 20 of A (B absent), all irrelevant but one at rank
+    13: the chance that another rank-13 chunk is relevant stays low."""
+    ranks = np.arange(40) % 13 + 8
+    grades = np.zeros(40, dtype=int)
+    grades[np.flatnonzero(ranks == 13)[0]] = 2
+    model = RelevanceModel.fit(ranks, np.zeros(40), grades, np.arange(40))
+    assert relevant_share(model, 13, 0) < 0.15
+    # The other run's rank 13, never labelled, is as uncertain as the prior allows, but the
+    # runs are alike a priori: not much likelier to be relevant.
+    assert relevant_share(model, 0, 13) < 0.15

@@ -4,29 +4,36 @@ The model (after Carterette, Allan and Sitaraman, "Minimal test collections for 
 evaluation", SIGIR 2006, who estimate the probability of relevance of an unjudged document from
 the judged ones and carry it into a distribution of the difference between two systems):
 
-- A chunk's *cell* is the pair (band of its rank in run A, band of its rank in run B), a band
-  being one of ranks 1, 2, 3, 4, 5, 6-7, 8-10, 11-15, 16-20, 21-30, 31-50, 51-100, 101+ or
-  "not returned". Ranks count at any depth, not only within the cutoff: a chunk B ranks 12th
-  is likelier to be relevant than one B never returned.
-- Within a cell, grades 0/1/2 follow one distribution, unknown, with a Dirichlet posterior:
-  every labelled chunk either run returned (any question) is an observation of its cell. A
-  question's labels are correlated (it has one to three relevant chunks), so a question's m
-  labels in a cell (or a band) count as sqrt(m) observations (``_clustered``).
-- Cells borrow strength hierarchically, so a cell nobody has labelled yet is not a blind
-  guess: a global distribution (Dirichlet(1, 1, 1) prior); a distribution per band shared by
-  both runs (prior: the global one, worth ``BAND_STRENGTH`` labels); each run's own
-  distribution per band of its ranks (prior: the shared band, worth ``RUN_STRENGTH``
-  labels), which is where one run's rank 3 proves better than the other's; and the cell,
-  centred on the naive-Bayes combination of its two bands (A's band x B's band / global) and
-  worth ``CELL_STRENGTH`` labels. The shared level matters: the runs start on an equal
-  footing, so labels that happen to fall on one run's chunks first inform the other run's
-  bands alike, and the model cannot favour a run merely because its chunks were labelled
-  first.
+- **A smooth curve.** The chance that a chunk is relevant is a logistic function of where the
+  two runs put it: whether each returned it and the log of its rank there (at any depth, not
+  only within the cutoff: a chunk B ranks 12th is likelier to be relevant than one B never
+  returned), written as what the runs share plus how they differ (``features``). A second
+  curve gives, among relevant chunks, the chance of grade 2 rather than 1. Both are Bayesian
+  logistic regressions with Gaussian priors, fitted to every labelled chunk either run
+  returned (any question) and approximated by a Gaussian around their mode (Laplace). The
+  prior on how the runs differ is tight (``RUN_SD``, ``RUN_SLOPE_SD``): the runs are taken to
+  be alike until the labels insist, so labels that happen to fall on one run's chunks first
+  cannot make it look better, and one lucky label cannot bend a whole band of ranks.
+- **Cells.** A chunk's cell is the pair (band of its rank in A, band of its rank in B), the
+  bands being ranks 1, 2, 3, 4, 5, 6-7, 8-10, 11-15, 16-20, 21-30, 31-50, 51-100, 101+ and
+  "not returned". Within a cell, grades follow a Dirichlet centred on the curves, worth
+  ``CELL_STRENGTH`` labels, updated by the cell's own labels: where the curve's shape is
+  wrong, enough labels in a cell correct it.
+- **Correlated labels.** A question's labels are not independent (it has one to three
+  relevant chunks, and label-next grades a question's chunks together), so a question's m
+  labels count as sqrt(m) observations (``_clustered``).
 - Given the cell distributions, chunks are independent.
 
-``sample`` draws the whole hierarchy afresh for every simulated world, so the uncertainty of
-the estimates (large while few chunks are labelled) widens the distribution of the difference,
-and one world's cells move together: what keeps "likely" honest early on.
+``sample`` draws the curves from their posterior and the cells around them afresh for every
+simulated world, so the uncertainty of the estimates (large while few chunks are labelled)
+widens the distribution of the difference, and one world's cells move together: what keeps
+"likely" honest early on.
+
+An earlier version estimated each band of each run from its own labels (Dirichlet levels
+instead of the curve): one relevant chunk at bm25's rank 13 then made every chunk bm25 ranks
+11-15 look relevant, and on the demo's random-order labellings weak was called likely better
+than bm25 (which is far better) in 6 of the 281 states that named a winner. With the curve,
+none of 203 (tests/benchmarks/bench_label_next.py, section ``random``).
 """
 
 from __future__ import annotations
@@ -39,14 +46,20 @@ import numpy as np
 BAND_EDGES = np.array([1, 2, 3, 4, 5, 6, 8, 11, 16, 21, 31, 51, 101])
 BANDS = len(BAND_EDGES) + 1
 CELLS = BANDS * BANDS
-# Prior strengths, in labels. Chosen by measurement (tests/benchmarks/bench_label_next.py and
-# random-order labelling of the demo). RUN_STRENGTH is high on purpose: the two runs' bands are
-# taken to be alike until the labels insist; at 2 a few lucky labels named a wrong winner on
-# close synthetic pairs. CELL_STRENGTH: a cell gathers chunks of many questions, so one label
-# must not speak for all of them; at 2 a single relevant chunk (one of bm25's, at its rank 10)
-# made bm25 "likely" better than hybrid on the demo's precision@10 after 40 labels.
-BAND_STRENGTH = 2.0
-RUN_STRENGTH = 30.0
+# A band's rank as the smooth curve sees it (its geometric middle); band 0 is "not returned".
+BAND_RANKS = np.array([0, 1, 2, 3, 4, 5, 6.5, 9, 13, 17.9, 25.5, 39.7, 71.4, 150.0])
+# Prior standard deviations of the curve's coefficients (logit scale): the intercept and the
+# runs' shared effects of being returned and of log-rank are free (``SHARED_SD``); how far the
+# runs may differ is not (``RUN_SD`` for being returned, ``RUN_SLOPE_SD`` for log-rank, which
+# is multiplied by up to 7 at deep ranks): the runs are taken to be alike until the labels
+# insist. Looser, a few lucky labels named a wrong winner on close synthetic pairs, and the
+# run with fewer labels looked better merely for being less known.
+SHARED_SD = 3.0
+RUN_SD = 0.5
+RUN_SLOPE_SD = 0.15
+# A cell's own labels against the curve: a cell gathers chunks of many questions, so one
+# label must not speak for all of them (with 2, one relevant chunk at bm25's rank 10 made it
+# "likely" better than hybrid on the demo's precision@10 after 40 labels).
 CELL_STRENGTH = 10.0
 
 
@@ -60,14 +73,60 @@ def cell(rank_a: np.ndarray, rank_b: np.ndarray) -> np.ndarray:
     return band(rank_a) * BANDS + band(rank_b)
 
 
+def features(rank_a: np.ndarray, rank_b: np.ndarray) -> np.ndarray:
+    """The curve's inputs for chunks at these 1-based ranks (0: not returned): an intercept,
+    returned by A plus by B, log-rank in A plus in B, and the same two as A minus B. The sums
+    carry what the runs share, the differences how they differ."""
+    rank_a = np.asarray(rank_a, dtype=np.float64)
+    rank_b = np.asarray(rank_b, dtype=np.float64)
+    in_a, in_b = (rank_a > 0).astype(np.float64), (rank_b > 0).astype(np.float64)
+    log_a, log_b = np.log2(1.0 + rank_a) * in_a, np.log2(1.0 + rank_b) * in_b
+    ones = np.ones(len(rank_a))
+    return np.stack([ones, in_a + in_b, log_a + log_b, in_a - in_b, log_a - log_b], axis=1)
+
+
+PRIOR_SD = np.array([SHARED_SD, SHARED_SD, SHARED_SD, RUN_SD, RUN_SLOPE_SD])
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Curve:
+    """A Bayesian logistic regression on ``features``: its posterior, Gaussian (Laplace)."""
+
+    mean: np.ndarray
+    cov: np.ndarray
+
+    @classmethod
+    def fit(cls, x: np.ndarray, y: np.ndarray, weight: np.ndarray) -> Curve:
+        """Newton's method to the posterior mode; the covariance is the inverse Hessian."""
+        precision = np.diag(1.0 / PRIOR_SD**2)
+        beta = np.zeros(x.shape[1])
+        for _ in range(50):
+            p = 1.0 / (1.0 + np.exp(-(x @ beta)))
+            gradient = x.T @ (weight * (y - p)) - precision @ beta
+            hessian = (x * (weight * p * (1 - p))[:, None]).T @ x + precision
+            step = np.linalg.solve(hessian, gradient)
+            beta += step
+            if np.abs(step).max() < 1e-8:
+                break
+        p = 1.0 / (1.0 + np.exp(-(x @ beta)))
+        hessian = (x * (weight * p * (1 - p))[:, None]).T @ x + precision
+        return cls(beta, np.linalg.inv(hessian))
+
+    def sample(self, rng: np.random.Generator, worlds: int) -> np.ndarray:
+        return rng.multivariate_normal(self.mean, self.cov, size=worlds, method="cholesky")
+
+
+CELL_FEATURES = features(np.repeat(BAND_RANKS, BANDS), np.tile(BAND_RANKS, BANDS))
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class RelevanceModel:
-    """Weighted counts of each grade per cell and per band of each run, from the labelled
-    chunks the runs returned."""
+    """The fitted curves (relevant or not; among the relevant, answers it or helps partly) and
+    the weighted counts of each grade per cell."""
 
+    relevant: Curve
+    answers: Curve
     counts: np.ndarray  # (BANDS, BANDS, 3): weighted labels of each grade per cell
-    counts_a: np.ndarray  # (BANDS, 3): per band of A's rank
-    counts_b: np.ndarray  # (BANDS, 3): per band of B's rank
 
     @classmethod
     def fit(
@@ -77,33 +136,37 @@ class RelevanceModel:
         grade: np.ndarray,
         question: np.ndarray | None = None,
     ) -> RelevanceModel:
-        """Count the observations of each cell, level by level (see ``_clustered``)."""
         grade = np.asarray(grade).astype(np.int64)
         keep = (grade >= 0) & (grade <= 2)
-        a, b, g = band(rank_a)[keep], band(rank_b)[keep], grade[keep]
+        ra, rb, g = np.asarray(rank_a)[keep], np.asarray(rank_b)[keep], grade[keep]
         # Without questions, every label is its own cluster.
         q = np.arange(len(g)) if question is None else np.asarray(question)[keep]
+        x = features(ra, rb)
+        weight = _clustered(q, np.zeros(len(g), dtype=np.int64))
+        relevant = g >= 1
+        a, b = band(ra), band(rb)
         cells = np.zeros((BANDS, BANDS, 3))
         np.add.at(cells, (a, b, g), _clustered(q, a * BANDS + b))
-        by_a = np.zeros((BANDS, 3))
-        np.add.at(by_a, (a, g), _clustered(q, a))
-        by_b = np.zeros((BANDS, 3))
-        np.add.at(by_b, (b, g), _clustered(q, b))
-        return cls(cells, by_a, by_b)
+        return cls(
+            relevant=Curve.fit(x, relevant.astype(np.float64), weight),
+            answers=Curve.fit(x[relevant], (g[relevant] == 2).astype(np.float64), weight[relevant]),
+            counts=cells,
+        )
 
     def sample(self, rng: np.random.Generator, worlds: int) -> np.ndarray:
-        """(worlds, CELLS, 3) grade distributions per cell, one draw of the hierarchy each."""
-        n = self.counts
-        in_a, in_b = self.counts_a, self.counts_b
-        overall = _dirichlet(rng, np.broadcast_to(1.0 + in_a.sum(axis=0), (worlds, 3)))
-        shared = _dirichlet(rng, BAND_STRENGTH * overall[:, None, :] + (in_a + in_b)[None])
-        by_a = _dirichlet(rng, RUN_STRENGTH * shared + in_a[None])
-        by_b = _dirichlet(rng, RUN_STRENGTH * shared + in_b[None])
-        centre = by_a[:, :, None, :] * by_b[:, None, :, :] / overall[:, None, None, :]
-        centre += 1e-12  # three underflowing grades would leave nothing to normalise
-        centre /= centre.sum(axis=-1, keepdims=True)
-        cells = _dirichlet(rng, CELL_STRENGTH * centre + n[None])
-        return cells.reshape(worlds, CELLS, 3)
+        """(worlds, CELLS, 3) grade distributions per cell: the curves drawn from their
+        posterior, each cell drawn around them with its own labels."""
+        p_relevant = _sigmoid(self.relevant.sample(rng, worlds) @ CELL_FEATURES.T)
+        p_answers = _sigmoid(self.answers.sample(rng, worlds) @ CELL_FEATURES.T)
+        centre = np.stack(
+            [1.0 - p_relevant, p_relevant * (1.0 - p_answers), p_relevant * p_answers], axis=-1
+        )
+        cells = _dirichlet(rng, CELL_STRENGTH * centre + self.counts.reshape(CELLS, 3)[None])
+        return cells
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-np.clip(z, -50, 50)))
 
 
 def _clustered(question: np.ndarray, group: np.ndarray) -> np.ndarray:
@@ -134,4 +197,4 @@ def _dirichlet(rng: np.random.Generator, alpha: np.ndarray) -> np.ndarray:
     return draws / total
 
 
-__all__ = ["BANDS", "BAND_EDGES", "CELLS", "RelevanceModel", "band", "cell"]
+__all__ = ["BANDS", "BAND_EDGES", "CELLS", "Curve", "RelevanceModel", "band", "cell", "features"]
