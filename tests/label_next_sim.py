@@ -26,6 +26,7 @@ RUNS = {
     "good": (5.0, 2.0),
     "good-b": (4.8, 1.6),
     "weak": (3.0, 2.0),
+    "good-c": (5.0, 1.8),  # within 0.01 of good-b on nDCG@10 (1,000 questions, seed 7)
 }
 
 

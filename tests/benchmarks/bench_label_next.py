@@ -60,7 +60,13 @@ from tests import label_next_sim as sim  # noqa: E402
 DEMO = REPO / "data" / "demo"
 DEMO_PAIRS = (("hybrid", "bm25"), ("bm25", "weak"), ("hybrid", "weak"))
 DEMO_METRICS = ("ndcg@10", "precision@10", "recall@10", "mrr@10", "map@10")
-SYNTHETIC_PAIRS = (("strong", "weak"), ("strong", "good"), ("good", "good-b"), ("good-b", "weak"))
+SYNTHETIC_PAIRS = (
+    ("strong", "weak"),
+    ("strong", "good"),
+    ("good", "good-b"),
+    ("good-b", "weak"),
+    ("good-b", "good-c"),  # the close pair
+)
 
 
 def clock() -> tuple[float, float]:
@@ -128,7 +134,7 @@ def demo() -> list[dict]:
     return out
 
 
-def synthetic(questions: int, metrics: tuple[str, ...]) -> list[dict]:
+def synthetic(questions: int, metrics: tuple[str, ...], pairs=SYNTHETIC_PAIRS) -> list[dict]:
     corpus = sim.synthetic(questions, depth=100, seed=7)
     print(f"\n== Synthetic: {questions} questions, runs of 100 results ({load()})")
     for name, run in corpus.runs.items():
@@ -137,7 +143,7 @@ def synthetic(questions: int, metrics: tuple[str, ...]) -> list[dict]:
     print(HEADER)
     out = []
     for metric in metrics:
-        for a, b in SYNTHETIC_PAIRS:
+        for a, b in pairs:
             line, figures = simulate_pair(
                 corpus.questions, corpus.truth, corpus.runs[a], corpus.runs[b], metric
             )
@@ -259,6 +265,11 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=1000)
     parser.add_argument("--seeds", type=int, default=15)
     parser.add_argument("--synthetic-metrics", default="ndcg@10")
+    parser.add_argument(
+        "--synthetic-pairs",
+        default=",".join(f"{a}/{b}" for a, b in SYNTHETIC_PAIRS),
+        help="Pairs of the synthetic runs, e.g. good-b/good-c.",
+    )
     parser.add_argument("--calibration-metrics", default="ndcg@10,precision@10,mrr@10")
     args = parser.parse_args()
     sections = set(args.sections.split(","))
@@ -272,7 +283,8 @@ def main() -> None:
     if "calibration" in sections:
         calibration(args.seeds, tuple(args.calibration_metrics.split(",")))
     if "synthetic" in sections:
-        synthetic(args.questions, tuple(args.synthetic_metrics.split(",")))
+        pairs = tuple(tuple(p.split("/")) for p in args.synthetic_pairs.split(","))
+        synthetic(args.questions, tuple(args.synthetic_metrics.split(",")), pairs)
 
 
 if __name__ == "__main__":
