@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from labeler.models import Question
 from labeler.store.base import StoreBase, now
@@ -108,15 +108,6 @@ class QuestionStore(StoreBase):
                 "SELECT id FROM questions WHERE review_status = 'accepted' ORDER BY id"
             )
         ]
-
-    def question_texts(self, ids: Iterable[str]) -> dict[str, str]:
-        """{id: question text} of the named questions that exist."""
-        return dict(
-            self.conn.execute(
-                "SELECT id, text FROM questions WHERE id IN (SELECT value FROM json_each(?))",
-                (json.dumps(list(ids)),),
-            ).fetchall()
-        )
 
     def count_questions(self) -> int:
         return int(self.scalar("SELECT count(*) FROM questions"))
