@@ -7,6 +7,7 @@ the ranked pairs into a queue of questions, each with the chunks that decide.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True, slots=True)
-class Queue:
+class DecisionQueue:
     """Questions in label-next order, each with its chunks to grade, most decisive first."""
 
     decision: Decision
@@ -82,6 +83,11 @@ def decide_runs(
     )
 
 
+_KEPT: dict[tuple, DecisionQueue] = {}
+_KEPT_LOCK = threading.Lock()  # the app asks from several threads
+_KEEP = 8  # decisions kept: a handful of comparisons followed at once
+
+
 def decision_queue(
     store: Store,
     run_a: str,
@@ -91,9 +97,41 @@ def decision_queue(
     policy: str | None = None,
     chunking: str | None = None,
     confidence: float = DEFAULT_CONFIDENCE,
-) -> Queue:
+) -> DecisionQueue:
     """Every unjudged pair in label-next order, grouped by question (a question's place is
-    that of its most decisive pair)."""
+    that of its most decisive pair). Kept until a label or a run changes, so the grading page
+    can ask for it on every question it opens."""
+    chunking = chunking or store.current_chunking()
+    key = (
+        str(store.path),
+        run_a,
+        run_b,
+        metric,
+        policy,
+        chunking,
+        confidence,
+        store.labels_revision(),
+    )
+    with _KEPT_LOCK:
+        kept = _KEPT.get(key)
+    if kept is None:
+        kept = _decision_queue(store, run_a, run_b, metric, policy, chunking, confidence)
+        with _KEPT_LOCK:
+            while len(_KEPT) >= _KEEP:
+                _KEPT.pop(next(iter(_KEPT)))
+            _KEPT[key] = kept
+    return kept
+
+
+def _decision_queue(
+    store: Store,
+    run_a: str,
+    run_b: str,
+    metric: str,
+    policy: str | None,
+    chunking: str,
+    confidence: float,
+) -> DecisionQueue:
     decision = decide_runs(
         store,
         run_a,
@@ -107,7 +145,7 @@ def decision_queue(
     chunks: dict[str, list[str]] = {}
     for pair in decision.pairs:
         chunks.setdefault(pair.question, []).append(pair.chunk)
-    return Queue(decision, tuple(chunks), {q: tuple(c) for q, c in chunks.items()})
+    return DecisionQueue(decision, tuple(chunks), {q: tuple(c) for q, c in chunks.items()})
 
 
-__all__ = ["Queue", "decide_runs", "decision_queue"]
+__all__ = ["DecisionQueue", "decide_runs", "decision_queue"]

@@ -126,3 +126,12 @@ def test_the_same_run_twice(two_runs: Store, dense: Path) -> None:
         decide_runs(two_runs, "bm25", "bm25", "mrr")
     with pytest.raises(LabelerError, match="both runs are named 'dense'"):
         decide_runs(two_runs, "dense", str(dense), "mrr")
+
+
+def test_the_queue_is_kept_until_a_label_changes(two_runs: Store) -> None:
+    first = decision_queue(two_runs, "dense", "bm25", "ndcg@3")
+    assert decision_queue(two_runs, "dense", "bm25", "ndcg@3") is first
+    two_runs.set_grade(first.questions[0], "default", first.chunks[first.questions[0]][0], "ana", 0)
+    again = decision_queue(two_runs, "dense", "bm25", "ndcg@3")
+    assert again is not first
+    assert again.decision.labelled == first.decision.labelled + 1

@@ -479,6 +479,13 @@ class LabelStore(StoreBase):
 
     # status -----------------------------------------------------------------------------------
 
+    def labels_revision(self) -> tuple[int, str]:
+        """Changes whenever a label, mark or adjudication changes (the history only grows) or a
+        run is imported: a cache key for anything computed from labels and runs."""
+        events = int(self.scalar("SELECT coalesce(max(id), 0) FROM label_events"))
+        runs = str(self.scalar("SELECT coalesce(max(imported_at), '') FROM runs"))
+        return events, runs
+
     def label_counts(self, chunking: str) -> dict[str, dict]:
         """Labels of one chunking per grade and per reviewer, and its unanswerable questions;
         with the label count of every chunking beside them (a remap fills a second one)."""
