@@ -3,6 +3,10 @@
 The maths is ``labeler.metrics.decision`` (plain qrels and runs); this module feeds it the
 consensus of the current labels (``labeler.sources``) and the runs by name or file, and turns
 the ranked pairs into a queue of questions, each with the chunks that decide.
+
+That queue is the grading loop's queue family ``decide`` (``labeler.labeling``):
+``decide:A,B,METRIC,POLICY`` walks the questions in label-next order and marks the chunks
+that decide, so the grading page, ``next_question`` and the pool worker all follow it.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from labeler.errors import LabelerError
+from labeler.labeling import Queue, QueueFamily, register_queue
 from labeler.metrics.decision import (
     DEFAULT_BUDGET,
     DEFAULT_CONFIDENCE,
@@ -148,4 +153,70 @@ def _decision_queue(
     return DecisionQueue(decision, tuple(chunks), {q: tuple(c) for q, c in chunks.items()})
 
 
-__all__ = ["DecisionQueue", "decide_runs", "decision_queue"]
+# the grading loop's queue ------------------------------------------------------------------
+
+DEFAULT_POLICY = "median"
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """What a "decide A vs B" queue decides: two imported runs, a metric, and how reviewers'
+    disagreements are settled."""
+
+    run_a: str
+    run_b: str
+    metric: str
+    policy: str = DEFAULT_POLICY
+
+    @classmethod
+    def parse(cls, argument: str) -> Comparison:
+        """``A,B,METRIC`` or ``A,B,METRIC,POLICY`` (a queue's argument, a deep link)."""
+        parts = [p.strip() for p in argument.split(",")]
+        if len(parts) not in (3, 4) or not all(parts):
+            msg = f"expected RUN_A,RUN_B,METRIC[,POLICY], got {argument!r}"
+            raise LabelerError(msg, field="decide")
+        return cls(*parts)
+
+    @property
+    def title(self) -> str:
+        return f"{self.run_a} vs {self.run_b} on {self.metric}"
+
+    @property
+    def argument(self) -> str:
+        return f"{self.run_a},{self.run_b},{self.metric},{self.policy}"
+
+    @property
+    def queue_name(self) -> str:
+        return DECIDE.named(self.argument)
+
+    def queue(self, store: Store, chunking: str | None = None) -> DecisionQueue:
+        return decision_queue(
+            store, self.run_a, self.run_b, self.metric, policy=self.policy, chunking=chunking
+        )
+
+
+def _queue(argument: str) -> Queue:
+    comparison = Comparison.parse(argument)
+
+    def rows(store: Store, chunking: str, reviewer: str, tag: str | None) -> list[dict]:
+        by_id = {r["id"]: r for r in store.queue(chunking, reviewer, tag=tag)}
+        return [by_id[q] for q in comparison.queue(store, chunking).questions if q in by_id]
+
+    def marked(store: Store, chunking: str, question_id: str) -> tuple[str, ...]:
+        return comparison.queue(store, chunking).chunks.get(question_id, ())
+
+    return Queue(comparison.queue_name, f"decide {comparison.title}", rows, marked)
+
+
+# Only the questions whose pairs can still change the comparison, most decisive first.
+DECIDE = register_queue(QueueFamily("decide", "decide A vs B", _queue))
+
+
+__all__ = [
+    "DECIDE",
+    "DEFAULT_POLICY",
+    "Comparison",
+    "DecisionQueue",
+    "decide_runs",
+    "decision_queue",
+]

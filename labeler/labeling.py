@@ -13,9 +13,10 @@ leave it out until the reviewer confirms it (the same grade again) or changes it
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TypeVar
 
 from labeler.candidates import PoolEntry, pool
 from labeler.errors import LabelerError, NotFoundError
@@ -136,39 +137,74 @@ class Queue:
 
     ``rows(store, chunking, reviewer, tag)`` returns the queue's questions in the queue's order,
     each a dict with at least ``id`` and ``state`` (``todo``, ``started``, ``skipped`` or
-    ``done``, as ``Store.queue`` gives them). Another order (the questions that decide between
-    two runs, say) is a new ``Queue`` passed to ``register_queue``: the grading page offers
-    every registered queue, and ``next_question`` walks any of them the same way.
+    ``done``, as ``Store.queue`` gives them). Another order is a new ``Queue`` passed to
+    ``register_queue``: the grading page offers every registered queue, and ``next_question``
+    walks any of them the same way.
+
+    ``marked(store, chunking, question_id)``, if given, names the chunks of a question that the
+    queue wants graded first (the chunks that decide between two runs, say): the page marks
+    them, and the cursor visits them before the other chunks still to grade.
     """
 
     name: str
     title: str
     rows: Callable[[Store, str, str, str | None], list[dict]]
+    marked: Callable[[Store, str, str], Collection[str]] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class QueueFamily:
+    """Queues that take an argument: ``<name>:<argument>`` names one of them, which
+    ``make(argument)`` returns (a ``LabelerError`` for a bad argument). "decide A vs B" is one:
+    ``decide:hybrid,bm25,ndcg@10,median`` is the queue of that comparison. Such a name goes
+    wherever a queue's name does (``next_question``, the pool worker's ``follow``)."""
+
+    name: str
+    title: str
+    make: Callable[[str], Queue]
+
+    def named(self, argument: str) -> str:
+        return f"{self.name}:{argument}"
 
 
 def _by_id(store: Store, chunking: str, reviewer: str, tag: str | None) -> list[dict]:
     return sorted(store.queue(chunking, reviewer, tag=tag), key=lambda r: r["id"])
 
 
+_Q = TypeVar("_Q", Queue, QueueFamily)
 DEFAULT_QUEUE = "by-id"
-QUEUES: dict[str, Queue] = {
+QUEUES: dict[str, Queue | QueueFamily] = {
     DEFAULT_QUEUE: Queue(DEFAULT_QUEUE, "every question, by id", _by_id),
 }
 
 
-def register_queue(queue: Queue) -> Queue:
-    """Add a queue (or replace the one of that name); returns it, so it can decorate."""
+def register_queue(queue: _Q) -> _Q:
+    """Add a queue or a family of queues (or replace the one of that name); returns it."""
+    if ":" in queue.name:
+        msg = f"a queue's name has no ':' (it separates a family's argument): {queue.name!r}"
+        raise ValueError(msg)
     QUEUES[queue.name] = queue
     return queue
 
 
 def get_queue(name: str | None) -> Queue:
+    """The queue of this name (``<family>:<argument>`` for a queue of a family)."""
     if name is None:
-        return QUEUES[DEFAULT_QUEUE]
-    if name not in QUEUES:
-        msg = f"unknown queue {name!r}; choose one of: {', '.join(QUEUES)}"
+        name = DEFAULT_QUEUE
+    base, colon, argument = name.partition(":")
+    if base not in QUEUES:
+        msg = f"unknown queue {base!r}; choose one of: {', '.join(QUEUES)}"
         raise LabelerError(msg, field="queue")
-    return QUEUES[name]
+    queue = QUEUES[base]
+    if isinstance(queue, QueueFamily):
+        if not colon:
+            msg = f"queue {base!r} needs an argument: {base}:..."
+            raise LabelerError(msg, field="queue")
+        return queue.make(argument)
+    if colon:
+        msg = f"queue {base!r} takes no argument, got {argument!r}"
+        raise LabelerError(msg, field="queue")
+    return queue
 
 
 def queue_rows(
@@ -181,6 +217,16 @@ def queue_rows(
 ) -> list[dict]:
     chunking = chunking or store.current_chunking()
     return get_queue(queue).rows(store, chunking, check_reviewer(reviewer), tag)
+
+
+def marked_chunks(
+    store: Store, question_id: str, *, queue: str | None = None, chunking: str | None = None
+) -> frozenset[str]:
+    """The chunks of the question that the queue wants graded first (none for most queues)."""
+    found = get_queue(queue).marked
+    if found is None:
+        return frozenset()
+    return frozenset(found(store, chunking or store.current_chunking(), question_id))
 
 
 def next_question(
@@ -232,25 +278,28 @@ def previous_question(
 # the cursor: which chunk a grade key grades -------------------------------------------------
 
 
-def first_to_grade(view: QuestionView) -> int:
-    """Where the cursor starts on a question: its first chunk that needs a grade, else 0."""
-    return next((i for i, c in enumerate(view.candidates) if c.needs_grade), 0)
+def first_to_grade(view: QuestionView, prefer: Collection[str] = ()) -> int:
+    """Where the cursor starts on a question: its first chunk that needs a grade, one of
+    ``prefer`` (chunk ids, such as those a queue marks) if any of them needs one; else 0."""
+    needing = [i for i, c in enumerate(view.candidates) if c.needs_grade]
+    first = needing[0] if needing else 0
+    return next((i for i in needing if view.candidates[i].chunk.id in prefer), first)
 
 
-def after_grade(needs_grade: Sequence[bool], cursor: int) -> int:
+def after_grade(needs_grade: Sequence[bool], cursor: int, prefer: Collection[int] = ()) -> int:
     """Where the cursor goes once the chunk at ``cursor`` is graded: the next chunk (wrapping)
-    that still needs a grade, else simply the next one (staying on the last).
+    that still needs a grade, one at a position in ``prefer`` (a queue's marked chunks) if any
+    of them still needs one; when none needs a grade, simply the next one (staying on the last).
 
     ``needs_grade`` is per candidate, the chunk just graded included (its value is ignored).
     """
     count = len(needs_grade)
     if count == 0:
         return 0
-    for step in range(1, count):
-        index = (cursor + step) % count
-        if needs_grade[index]:
-            return index
-    return min(cursor + 1, count - 1)
+    waiting = [i for i in ((cursor + step) % count for step in range(1, count)) if needs_grade[i]]
+    if not waiting:
+        return min(cursor + 1, count - 1)
+    return next((i for i in waiting if i in prefer), waiting[0])
 
 
 def move(count: int, cursor: int, step: int) -> int:
@@ -450,6 +499,7 @@ __all__ = [
     "CandidateView",
     "QuestionView",
     "Queue",
+    "QueueFamily",
     "add_candidate",
     "adjudicate",
     "adjudication_history",
@@ -458,6 +508,7 @@ __all__ = [
     "get_queue",
     "grade",
     "mark",
+    "marked_chunks",
     "move",
     "next_question",
     "open_question",

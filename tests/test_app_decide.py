@@ -36,6 +36,11 @@ def open_decide(link: str = "dense,bm25,ndcg@3") -> AppTest:
     return at
 
 
+def status_line(at: AppTest) -> list[str]:
+    """The queue's status line (where the comparison stands), if shown."""
+    return [h.value for h in at.html if 'class="lbl-decide-status"' in h.value]
+
+
 def marked(at: AppTest) -> list[str]:
     """The chunk ids of the cards marked as deciding the comparison."""
     return [
@@ -51,9 +56,12 @@ def test_the_link_opens_the_most_decisive_question_with_its_chunks_marked(projec
     first = queue.questions[0]
     assert at.query_params["question"] == first
     assert sorted(marked(at)) == sorted(queue.chunks[first])
-    (status,) = [i.value for i in at.info if "proven range" in i.value]
-    assert status.startswith(("open: ", "likely: "))
-    assert at.radio(key="label_decide_mode").value == "decide A vs B"
+    (status,) = status_line(at)
+    sentence = status.split("<b>")[1].split("</b>")[0]
+    assert sentence.startswith(("open: ", "likely: "))
+    assert "proven range" in sentence
+    assert f"{len(queue.chunks[first])} chunks marked <i>decides</i> on this question" in status
+    assert at.selectbox(key="label_queue").value == "decide"
 
 
 def test_next_follows_label_next_and_grading_the_queue_proves_it(project: Store) -> None:
@@ -73,8 +81,9 @@ def test_next_follows_label_next_and_grading_the_queue_proves_it(project: Store)
     assert done.startswith("proven: dense better than bm25 on ndcg@3")
     assert done.endswith("Nothing more to grade for this comparison.")
     at.button(key="label_decide_stop").click().run()
-    assert at.radio(key="label_decide_mode").value == "every question, by id"
-    assert not [i.value for i in at.info if "proven range" in i.value]
+    assert at.selectbox(key="label_queue").value == "by-id"
+    assert not status_line(at)
+    assert "decide" not in at.query_params
 
 
 def test_a_bad_choice_is_a_message_and_every_question_still_opens(project: Store) -> None:
@@ -99,3 +108,71 @@ def test_a_grade_key_moves_to_the_next_marked_chunk(project: Store) -> None:
     assert after in decisive
     assert after != first
     assert at.query_params["question"] == question
+
+
+def test_the_sidebar_choice_opens_the_queue_and_the_url_keeps_it(project: Store) -> None:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state["reviewer"] = "ana"
+    at.query_params["question"] = "q3"
+    at.run()
+    assert at.selectbox(key="label_queue").value == "by-id"
+    assert not status_line(at)
+    at.selectbox(key="label_queue").set_value("decide").run()
+    at.selectbox(key="label_decide_a").set_value("dense").run()
+    at.selectbox(key="label_decide_b").set_value("bm25").run()
+    at.text_input(key="label_decide_metric").input("ndcg@3").run()
+    assert not at.exception
+    queue = decision_queue(project, "dense", "bm25", "ndcg@3", policy="median")
+    assert at.query_params["question"] == queue.questions[0]  # not q3: the queue's first
+    assert at.query_params["decide"] == "dense,bm25,ndcg@3"
+    assert at.query_params["policy"] == "median"
+    assert sorted(marked(at)) == sorted(queue.chunks[queue.questions[0]])
+    # Back to every question: the link goes, the question stays.
+    question = at.query_params["question"]
+    at.selectbox(key="label_queue").set_value("by-id").run()
+    assert "decide" not in at.query_params
+    assert at.query_params["question"] == question
+    assert not marked(at)
+
+
+def test_the_status_line_follows_each_grade(project: Store) -> None:
+    at = open_decide()
+    question = at.query_params["question"]
+    here = len(marked(at))
+    before = status_line(at)[0]
+    assert f"{here} chunks marked <i>decides</i> on this question" in before
+    graded = at.session_state["label_chunk_ids"][at.session_state["label_cursor"]]
+    at.button(key="label_key_0").click().run()
+    after = status_line(at)[0]
+    assert f"{here - 1} chunk{'s' * (here - 1 != 1)} marked <i>decides</i>" in after
+    # The key reran the head, the graded card (now without its mark) and the status line.
+    (card,) = [h.value for h in at.html if 'class="lbl-card-head"' in h.value]
+    assert f"<span>{graded}</span>" in card
+    assert at.query_params["question"] == question
+
+
+def test_a_tag_narrows_the_queue_and_says_when_none_of_its_questions_decide(
+    project: Store,
+) -> None:
+    at = open_decide()
+    at.selectbox(key="label_tag").set_value("errors").run()  # q3 alone
+    at.button(key="label_key_n").click().run()
+    assert at.query_params["question"] == "q3"
+    assert sorted(marked(at)) == sorted(
+        decision_queue(project, "dense", "bm25", "ndcg@3", policy="median").chunks["q3"]
+    )
+    for chunk in marked(at):
+        project.set_grade("q3", "default", chunk, "ana", TRUTH.get(("q3", chunk), 0))
+    # q1 and q2 still decide, but not under that tag: N says so and stays.
+    assert decision_queue(project, "dense", "bm25", "ndcg@3", policy="median").questions
+    at.button(key="label_key_n").click().run()
+    assert at.query_params["question"] == "q3"
+    assert [t.value for t in at.toast] == ["No other question in this queue tagged 'errors'."]
+    # Opening the page afresh under that tag: which comparison, and why nothing opens.
+    at.query_params.pop("question")
+    at.run()
+    assert [i.value for i in at.info] == [
+        "No question tagged 'errors' can still change dense vs bm25 on ndcg@3: choose another"
+        " tag, or all questions."
+    ]
+    assert status_line(at)

@@ -144,6 +144,34 @@ def test_another_queue_plugs_in(loaded: Store) -> None:
         labeling.next_question(loaded, "ana", None, queue="newest")
 
 
+def test_a_family_of_queues_takes_an_argument(loaded: Store) -> None:
+    """``tagged:errors`` is one queue of the family ``tagged``; its marked chunks come first."""
+
+    def tagged(argument: str) -> labeling.Queue:
+        def rows(store, chunking, reviewer, tag):
+            return store.queue(chunking, reviewer, tag=argument)
+
+        def marked(store, chunking, question_id):
+            return {"error-codes"} if question_id == "q3" else set()
+
+        return labeling.Queue(f"tagged:{argument}", f"tagged {argument}", rows, marked)
+
+    family = labeling.register_queue(labeling.QueueFamily("tagged", "one tag", tagged))
+    try:
+        assert family.named("errors") == "tagged:errors"
+        assert labeling.next_question(loaded, "ana", None, queue="tagged:errors") == "q3"
+        assert labeling.marked_chunks(loaded, "q3", queue="tagged:errors") == {"error-codes"}
+        assert labeling.marked_chunks(loaded, "q1", queue="tagged:errors") == frozenset()
+        with pytest.raises(LabelerError, match="queue 'tagged' needs an argument"):
+            labeling.next_question(loaded, "ana", None, queue="tagged")
+        with pytest.raises(LabelerError, match="queue 'by-id' takes no argument"):
+            labeling.next_question(loaded, "ana", None, queue="by-id:errors")
+        with pytest.raises(ValueError, match="has no ':'"):
+            labeling.register_queue(labeling.Queue("a:b", "bad", tagged("x").rows))
+    finally:
+        del labeling.QUEUES["tagged"]
+
+
 # the cursor ------------------------------------------------------------------------------------
 
 
@@ -165,11 +193,34 @@ def test_after_a_grade_the_cursor_goes_to_the_next_chunk_to_grade(
     assert labeling.after_grade(needs, cursor) == expected
 
 
+@pytest.mark.parametrize(
+    ("needs", "prefer", "cursor", "expected"),
+    [
+        ([True, True, True, True], {3}, 0, 3),  # the marked one, past an unmarked one
+        ([True, True, True, True], {0, 2}, 2, 0),  # wraps round to a marked one
+        ([True, True, False, True], {2}, 0, 1),  # the marked one is graded: any to grade
+        ([True, True, True], {1, 2}, 1, 2),  # the one just graded is not a candidate
+        ([False, False, False], {1}, 0, 1),  # nothing left: simply the next one
+        ([True, True], set(), 0, 1),  # nothing marked: as without
+    ],
+)
+def test_after_a_grade_the_cursor_prefers_marked_chunks(
+    needs: list[bool], prefer: set[int], cursor: int, expected: int
+) -> None:
+    assert labeling.after_grade(needs, cursor, prefer) == expected
+
+
 def test_the_cursor_starts_on_the_first_chunk_to_grade_and_moves_round(loaded: Store) -> None:
     view = labeling.open_question(loaded, "q1", "ana")
     assert labeling.first_to_grade(view) == 0
     labeling.grade(loaded, "q1", view.candidates[0].chunk.id, "ana", 1)
     assert labeling.first_to_grade(labeling.open_question(loaded, "q1", "ana")) == 1
+    # A queue's marked chunks first, while they need a grade.
+    view = labeling.open_question(loaded, "q1", "ana")
+    ids = [c.chunk.id for c in view.candidates]
+    assert labeling.first_to_grade(view, {ids[3], ids[2]}) == 2
+    assert labeling.first_to_grade(view, {ids[0]}) == 1  # graded already: the first to grade
+    assert labeling.first_to_grade(view, {"not-a-candidate"}) == 1
     count = len(view.candidates)
     assert labeling.move(count, 0, -1) == count - 1
     assert labeling.move(count, count - 1, 1) == 0

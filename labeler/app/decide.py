@@ -1,171 +1,172 @@
-"""The grading page's queue "decide A vs B": the questions in label-next order, the chunks whose
-grades decide the comparison marked, and where the comparison stands.
+"""What the grading page shows of the queue "decide A vs B": the sidebar's choice, the deep
+link, the status line, the mark on a deciding chunk's card, and the way back once proven.
 
-The maths and the queue are the core's (``labeler.deciding``, cached until a label or a run
-changes); this module holds what the grading page shows of them: the sidebar's choice, the
-status line, the mark on a card. The Results page links here with ``?decide=A,B,METRIC``
-(and ``&policy=``), which is also a deep link a reviewer can keep.
+The queue itself is the grading loop's (``labeler.deciding`` registers the ``decide`` family
+of ``labeler.labeling`` queues): next and previous question, the cursor's preference for the
+marked chunks and the pool worker's follow-ahead all go through ``labeling``; nothing here
+decides which question or chunk comes next. The Results page links here with
+``?decide=A,B,METRIC&policy=POLICY``, which is also a link a reviewer can keep: the page keeps
+it in the URL while the queue is on.
 """
 
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass
 
 import streamlit as st
 
-from labeler.deciding import DecisionQueue, decision_queue
+from labeler.deciding import DECIDE, DEFAULT_POLICY, Comparison, DecisionQueue
+from labeler.errors import LabelerError
 from labeler.exporters.consensus import POLICIES
 from labeler.metrics.contest import SPELLINGS
 
-EVERY = "every question, by id"
-DECIDE = "decide A vs B"
-MODE_KEY = "label_decide_mode"
+FAMILY = DECIDE.name  # the value of the page's "Queue" choice that turns this queue on
+QUEUE_KEY = "label_queue"
 DEFAULT_METRIC = "ndcg@10"
-DEFAULT_POLICY = "median"
-
-
-@dataclass(frozen=True, slots=True)
-class Choice:
-    run_a: str
-    run_b: str
-    metric: str
-    policy: str
-
-    @property
-    def title(self) -> str:
-        return f"{self.run_a} vs {self.run_b} on {self.metric}"
+_CHOICE_KEYS = ("label_decide_a", "label_decide_b", "label_decide_metric", "label_decide_policy")
 
 
 def from_link(store) -> None:
-    """``?decide=A,B,METRIC&policy=P`` (from the Results page): start the queue with it."""
+    """``?decide=A,B,METRIC&policy=P`` (the Results page's link): turn the queue on with that
+    comparison, once per link (the page writes the link back while the queue is on)."""
     link = st.query_params.get("decide")
-    if not link or st.session_state.get("label_decide_link") == link:
+    policy = st.query_params.get("policy") or DEFAULT_POLICY
+    if not link or st.session_state.get("label_decide_link") == (link, policy):
         return
-    st.session_state["label_decide_link"] = link
-    parts = [p.strip() for p in link.split(",")]
+    st.session_state["label_decide_link"] = (link, policy)
+    try:
+        parts = Comparison.parse(link)
+        comparison = Comparison(parts.run_a, parts.run_b, parts.metric, policy)
+    except LabelerError as error:
+        st.session_state["_flash_error"] = f"Cannot open the link's queue: {error}"
+        return
     names = store.run_names()
-    if len(parts) != 3 or parts[0] not in names or parts[1] not in names:
-        st.session_state["_flash_error"] = f"Cannot decide {link!r}: expected two imported runs"
+    unknown = [r for r in (comparison.run_a, comparison.run_b) if r not in names]
+    if unknown or comparison.run_a == comparison.run_b or policy not in POLICIES:
+        st.session_state["_flash_error"] = (
+            f"Cannot decide {link!r}: the link needs two different imported runs"
+            f" ({', '.join(names) or 'none imported'}) and a policy ({', '.join(POLICIES)})."
+        )
         return
-    st.session_state[MODE_KEY] = DECIDE
-    st.session_state["label_decide_a"], st.session_state["label_decide_b"] = parts[0], parts[1]
-    st.session_state["label_decide_metric"] = parts[2]
-    policy = st.query_params.get("policy")
-    if policy in POLICIES:
-        st.session_state["label_decide_policy"] = policy
+    st.session_state[QUEUE_KEY] = FAMILY
+    for key, value in zip(_CHOICE_KEYS, _values(comparison), strict=True):
+        st.session_state[key] = value
 
 
-def sidebar_choice(store) -> None:
-    """The queue: every question by id, or the questions that decide A vs B."""
-    st.radio("Queue", [EVERY, DECIDE], key=MODE_KEY, horizontal=True)
-    if st.session_state.get(MODE_KEY) != DECIDE:
-        return
+def _values(comparison: Comparison) -> tuple[str, str, str, str]:
+    return comparison.run_a, comparison.run_b, comparison.metric, comparison.policy
+
+
+def sidebar_options(store, on_change) -> None:
+    """Below the "Queue" choice: the two runs, the metric and the policy to decide with."""
     names = store.run_names()
     if len(names) < 2:
         st.caption("Import two runs to decide between them.")
         return
-    left, right = st.columns(2)
-    left.selectbox("A", names, key="label_decide_a")
+    if st.session_state.get("label_decide_a") not in names:
+        st.session_state["label_decide_a"] = names[0]
     others = [n for n in names if n != st.session_state["label_decide_a"]]
     if st.session_state.get("label_decide_b") not in others:
         st.session_state["label_decide_b"] = others[0]
-    right.selectbox("B", others, key="label_decide_b")
+    left, right = st.columns(2)
+    left.selectbox("Run A", names, key="label_decide_a", on_change=on_change)
+    right.selectbox("Run B", others, key="label_decide_b", on_change=on_change)
     st.session_state.setdefault("label_decide_metric", DEFAULT_METRIC)
-    st.text_input("Metric", key="label_decide_metric", help=f"One of {SPELLINGS}.")
     st.session_state.setdefault("label_decide_policy", DEFAULT_POLICY)
-    st.selectbox("When reviewers disagree", list(POLICIES), key="label_decide_policy")
-
-
-def choice() -> Choice | None:
-    if st.session_state.get(MODE_KEY) != DECIDE:
-        return None
-    a, b = st.session_state.get("label_decide_a"), st.session_state.get("label_decide_b")
-    if not a or not b or a == b:
-        return None
-    return Choice(
-        a,
-        b,
-        (st.session_state.get("label_decide_metric") or DEFAULT_METRIC).strip(),
-        st.session_state.get("label_decide_policy") or DEFAULT_POLICY,
+    left, right = st.columns(2)
+    left.text_input(
+        "Metric", key="label_decide_metric", on_change=on_change, help=f"One of {SPELLINGS}."
+    )
+    right.selectbox(
+        "Disagreements",
+        list(POLICIES),
+        key="label_decide_policy",
+        on_change=on_change,
+        help="How reviewers' different grades of one chunk are settled: "
+        + "; ".join(f"{p}: {POLICIES[p].summary}" for p in POLICIES),
     )
 
 
-def current_queue(store, chunking: str) -> DecisionQueue | None:
-    """The queue of the chosen comparison (None when the page walks every question)."""
-    chosen = choice()
+def comparison() -> Comparison | None:
+    """The comparison chosen on the page (None when another queue is on)."""
+    if st.session_state.get(QUEUE_KEY) != FAMILY:
+        return None
+    a, b, metric, policy = (st.session_state.get(k) for k in _CHOICE_KEYS)
+    if not a or not b:
+        return None
+    return Comparison(a, b, (metric or DEFAULT_METRIC).strip(), policy or DEFAULT_POLICY)
+
+
+def current(store, chunking: str) -> tuple[Comparison, DecisionQueue] | None:
+    """The chosen comparison and its queue (kept until a label or a run changes); None when
+    another queue is on. A comparison that cannot be worked out raises its LabelerError."""
+    chosen = comparison()
     if chosen is None:
         return None
-    return decision_queue(
-        store, chosen.run_a, chosen.run_b, chosen.metric, policy=chosen.policy, chunking=chunking
-    )
+    return chosen, chosen.queue(store, chunking)
 
 
-def in_order(rows: list[dict], queue: DecisionQueue | None) -> list[dict]:
-    """The grading queue's rows in label-next order, only those that decide the comparison;
-    unchanged when the page walks every question."""
-    if queue is None:
-        return rows
-    by_id = {r["id"]: r for r in rows}
-    return [by_id[q] for q in queue.questions if q in by_id]
+def keep_link(chosen: Comparison | None) -> None:
+    """The URL names the comparison while its queue is on (a link to keep), and not after."""
+    if chosen is None:
+        st.query_params.pop("decide", None)
+        st.query_params.pop("policy", None)
+        return
+    link = f"{chosen.run_a},{chosen.run_b},{chosen.metric}"
+    st.query_params["decide"] = link
+    st.query_params["policy"] = chosen.policy
+    st.session_state["label_decide_link"] = (link, chosen.policy)
 
 
-def status(queue: DecisionQueue) -> None:
-    """Where the comparison stands, in one line; when proven, that there is nothing left."""
+def status(comparison: Comparison, queue: DecisionQueue, question_id: str | None, stop) -> None:
+    """Where the comparison stands, in one line, and what is left to grade for it, here and in
+    all; once proven, that it is, and the way back to every question."""
     decision = queue.decision
     if decision.status == "proven":
-        st.success(
-            f"{decision.sentence()}. Nothing more to grade for this comparison.",
-            icon=":material/verified:",
-        )
+        with st.container(horizontal=True, vertical_alignment="center", wrap=False):
+            st.success(
+                f"{decision.sentence()}. Nothing more to grade for this comparison.",
+                icon=":material/verified:",
+            )
+            st.button(
+                "Back to all questions",
+                key="label_decide_stop",
+                on_click=stop,
+                icon=":material/arrow_back:",
+                help="Leave this comparison's queue and grade every question, by id",
+            )
+        # No chunk decides anything any more: the cards drawn with a mark lose it.
+        st.html("<style>.lbl-decides { display: none; }</style>")
         return
-    left = sum(len(c) for c in queue.chunks.values())
-    st.info(
-        f"{decision.sentence()} · {left} pairs in {len(queue.questions)} questions could still"
-        " change it; the marked chunks decide it",
-        icon=":material/balance:",
+    here = len(queue.chunks.get(question_id, ())) if question_id else 0
+    total = sum(len(c) for c in queue.chunks.values())
+    left = (
+        f"{here} chunk{'s' * (here != 1)} marked <i>decides</i> on this question"
+        if here
+        else "nothing left to grade for it on this question (<b>N</b>: the next one)"
+    )
+    st.html(
+        '<div class="lbl-decide-status">'
+        f"<b>{html.escape(decision.sentence())}</b>"
+        f"<span>Deciding {html.escape(comparison.title)}: {left}; {total} chunks in"
+        f" {len(queue.questions)} questions could still change it.</span></div>"
     )
 
 
-def start(queue: DecisionQueue) -> None:
-    """On a newly chosen comparison, open its most decisive question."""
-    decision = queue.decision
-    key = (decision.run_a, decision.run_b, decision.metric)
-    if st.session_state.get("label_decide_started") != key:
-        st.session_state["label_decide_started"] = key
-        st.query_params["question"] = queue.questions[0]
-
-
-def stop() -> None:
-    """Back to every question (a callback)."""
-    st.session_state[MODE_KEY] = EVERY
-    st.session_state.pop("label_decide_started", None)
-    st.query_params.pop("decide", None)
-
-
-def mark_html(queue: DecisionQueue | None, question_id: str, chunk_id: str) -> str:
-    """A badge for a card whose grade decides the comparison (escaped: run names are data)."""
-    if queue is None or chunk_id not in queue.chunks.get(question_id, ()):
-        return ""
-    decision = queue.decision
-    who = html.escape(f"{decision.run_a} vs {decision.run_b}")
-    return (
-        '<span class="lbl-decides" style="background:#fff3bf;border-radius:8px;padding:0 8px;'
-        f'margin-right:8px;color:#5c3c00">decides {who}</span>'
-    )
+def mark_html(queue_title: str) -> str:
+    """The mark on a card whose grade can still change the comparison (escaped: run names are
+    data). It says that the chunk decides, never which run found it (the cards stay blind)."""
+    tip = html.escape(f"{queue_title}: its grade can still change the comparison", quote=True)
+    return f'<span class="lbl-decides" title="{tip}">decides</span>'
 
 
 __all__ = [
-    "DECIDE",
-    "EVERY",
-    "Choice",
-    "choice",
-    "current_queue",
+    "FAMILY",
+    "comparison",
+    "current",
     "from_link",
-    "in_order",
+    "keep_link",
     "mark_html",
-    "sidebar_choice",
-    "start",
+    "sidebar_options",
     "status",
-    "stop",
 ]

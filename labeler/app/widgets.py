@@ -86,11 +86,18 @@ STYLE = """
 .lbl-note-ok { background: #e9f7ee; color: #17532f; border: 1px solid #bfe5cc; }
 .lbl-card-head { margin-bottom: 0.45rem; }
 .lbl-caption { font-size: 0.875rem; color: rgba(49, 51, 63, 0.6); white-space: pre-wrap; }
-/* The grading page's head (progress and toolbar, a fragment of its own) stays in view. */
-div[data-testid="stLayoutWrapper"]:has(> div[data-testid="stVerticalBlock"]
-    > div[data-testid="stLayoutWrapper"] > .st-key-label_toolbar) {
+/* The grading page's head (progress and toolbar, a fragment of its own) and the queue's status
+   line stay in view. */
+div[data-testid="stLayoutWrapper"]:has(> .st-key-label_top) {
     position: sticky; top: 3.75rem; z-index: 50; background: white;
     padding: 6px 0; border-bottom: 1px solid #eee; }
+/* "decide A vs B": where the comparison stands, and the mark on a chunk that decides it. */
+.lbl-decide-status { font-size: 0.88rem; color: #444; display: flex; flex-wrap: wrap;
+                     column-gap: 0.8rem; align-items: baseline; }
+.lbl-decide-status b { color: #364fc7; font-weight: 600; }
+/* Indigo, apart from the question's words (yellow) and the cursor (orange). */
+.lbl-decides { background: #edf2ff; color: #364fc7; border-radius: 8px; padding: 0 8px;
+               margin-right: 8px; font-weight: 600; }
 /* An opaque header band, so what scrolls up past the sticky head is hidden, not seen through. */
 header[data-testid="stHeader"] { background: white; }
 </style>

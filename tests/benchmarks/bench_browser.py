@@ -13,6 +13,12 @@ on that chunk's card (the frame in which it is painted). The next key is pressed
 is idle again, as a reviewer reading the next chunk would. The page's first load and two
 warm-up keys are not counted.
 
+With ``--decide A,B,METRIC`` the page is opened in the queue "decide A vs B" (the demo's pair:
+``--decide hybrid,bm25,ndcg@10``): each grade also makes the comparison be worked out again for
+the status line (a fragment that reruns after the card), so this measures what that costs the
+key; ``--demo --decide ... --both`` measures the demo with the queue on and off, one after the
+other.
+
 The Export page (``--export FOLDER``): a selectbox change on a 10,000-question test set, under
 300 ms. The folder is made once (and reused) with ``bench_export.py``'s data: 10,000 questions
 and 200,000 labels, exported as v1, then v2 and v3 after 1,000 and 500 regrades. The page is
@@ -26,6 +32,7 @@ Usage::
     python tests/benchmarks/bench_browser.py --db /work/bench-data/labeling/bench.db
     python tests/benchmarks/bench_browser.py --demo --db BIG.db --keys 50
     python tests/benchmarks/bench_browser.py --export /work/bench-data/export
+    python tests/benchmarks/bench_browser.py --decide hybrid,bm25,ndcg@10 --both
 
 Each run grades as a new reviewer (``browser-<time>``), so it starts on ungraded chunks and
 leaves other reviewers' work alone; on the demo a fresh copy of the demo database is used.
@@ -177,7 +184,9 @@ def settle(page) -> None:
     page.wait_for_function(ONE_CURSOR)
 
 
-def measure(db: Path, question: str | None, keys: int, label: str) -> dict[str, float] | None:
+def measure(
+    db: Path, question: str | None, keys: int, label: str, decide: str | None = None
+) -> dict[str, float] | None:
     from playwright.sync_api import sync_playwright
 
     reviewer = f"browser-{int(time.time())}"
@@ -188,9 +197,12 @@ def measure(db: Path, question: str | None, keys: int, label: str) -> dict[str, 
             page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
             page.set_default_timeout(60_000)
             query = f"?reviewer={reviewer}" + (f"&question={question}" if question else "")
+            query += f"&decide={decide}" if decide else ""
             started = time.perf_counter()
             page.goto(server.url + "/" + query)
             page.wait_for_selector(".st-key-label_card_0")
+            if decide:
+                page.wait_for_selector(".lbl-decide-status")
             wait_idle(page)
             first_load = time.perf_counter() - started
             page.evaluate(INSTALL)
@@ -233,6 +245,7 @@ def measure(db: Path, question: str | None, keys: int, label: str) -> dict[str, 
         "p95": percentile(latencies, 95),
         "max": max(latencies),
         "mean": statistics.mean(latencies),
+        "question": shown,
     }
     if lost:
         print(f"  {lost} key(s) never showed their grade within 15 s (left out)")
@@ -391,6 +404,7 @@ def demo_db(folder: Path) -> Path:
     from labeler.demo import load_demo
     from labeler.store import Store
 
+    folder.mkdir(parents=True, exist_ok=True)
     path = folder / "demo.db"
     with Store(path) as store:
         load_demo(store)
@@ -407,6 +421,14 @@ def main() -> None:
         "--export", type=Path, help="measure the Export page on this folder (made once)"
     )
     parser.add_argument("--changes", type=int, default=20, help="selectbox changes measured")
+    parser.add_argument(
+        "--decide",
+        metavar="A,B,METRIC",
+        help="grade in the queue 'decide A vs B' (on the demo: hybrid,bm25,ndcg@10)",
+    )
+    parser.add_argument(
+        "--both", action="store_true", help="with --decide: the demo with the queue on and off"
+    )
     args = parser.parse_args()
     if not Path(CHROMIUM).exists():
         raise SystemExit(f"chromium not found at {CHROMIUM} (apt-get install chromium)")
@@ -420,7 +442,20 @@ def main() -> None:
         if args.export is not None:
             results["export"] = measure_export(args.export, args.changes)
         if args.demo or (args.db is None and args.export is None):
-            results["demo"] = measure(demo_db(Path(folder)), None, args.keys, "demo")
+            question = None
+            if args.decide:
+                results["demo decide"] = figures = measure(
+                    demo_db(Path(folder) / "decide"),
+                    None,
+                    args.keys,
+                    f"demo, queue decide {args.decide}",
+                    args.decide,
+                )
+                # The queue off on the same question: the same cards, the same texts.
+                question = figures["question"] if figures else None
+            if not args.decide or args.both:
+                label = f"demo, every question (on {question})" if question else "demo"
+                results["demo"] = measure(demo_db(Path(folder)), question, args.keys, label)
         if args.db is not None:
             question = args.question
             if question is None:
@@ -429,7 +464,7 @@ def main() -> None:
                 with Store(args.db) as store:
                     ids = store.question_ids()
                 question = ids[len(ids) // 2]
-            results[args.db.name] = measure(args.db, question, args.keys, str(args.db))
+            results[args.db.name] = measure(args.db, question, args.keys, str(args.db), args.decide)
     print("\nSummary (targets from the issue; no timing asserts)")
     for name, figures in results.items():
         if figures is None:

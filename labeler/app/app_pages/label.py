@@ -11,19 +11,37 @@ reruns the head and the card graded, not the thirty others; a cursor move reruns
 only; moving to another question reruns the whole grading fragment. Which
 question comes next and where the cursor goes are decided by ``labeler.labeling`` (queues,
 ``after_grade``); this page only keeps the reviewer's place.
+
+Queues. The sidebar offers every queue of ``labeling.QUEUES``: every question by id, or
+"decide A vs B" (``labeler.deciding``), which walks the questions whose grades can still change
+a comparison of two runs, in label-next order, and marks the chunks that decide it; the cursor
+visits those first. Its status line is a fragment of its own (``label_status``) beside the head:
+a grade reruns it after the card, so working the comparison out again never delays the grade
+on screen.
 """
 
 from __future__ import annotations
 
 import html
 import json
+import time
 
 import streamlit as st
 
 from labeler import labeling, pooling
-from labeler.app.state import flash, get_store, reviewer, safely, show_flash, store_fragment
+from labeler.app import decide  # also registers the queue "decide A vs B" (labeler.deciding)
+from labeler.app.state import (
+    flash,
+    get_store,
+    reviewer,
+    safely,
+    show_flash,
+    store_fragment,
+    user_errors,
+)
 from labeler.app.widgets import caption, note, safe_text_html, show_text, tags_html
 from labeler.candidates import describe_sources
+from labeler.errors import LabelerError
 from labeler.models import GRADE_LABELS, Grade, Question
 from labeler.store import match_spans
 
@@ -31,21 +49,29 @@ from labeler.store import match_spans
 GRADE_NAMES = {int(g): name.replace(" ", " · ", 1) for g, name in GRADE_LABELS.items()}
 GRADING = "label_grading"
 HEAD = "label_head"
+STATUS = "label_status"
+STATUS_YIELD_S = 0.03  # see status()
 
 store = get_store()
 me = reviewer()
 
 
 def _queue_options() -> dict:
-    return {"queue": st.session_state.get("label_queue"), "tag": st.session_state.get("label_tag")}
+    """The queue the reviewer works through: its name as ``labeling`` knows it (for "decide A
+    vs B", the chosen comparison's), as the grading fragment last settled it."""
+    return {
+        "queue": st.session_state.get("label_queue_name"),
+        "tag": st.session_state.get("label_tag"),
+    }
 
 
 def _card_key(index: int) -> str:
     return f"label_cardfrag_{index}"
 
 
-def _redraw(*indices: int) -> None:
-    """From a callback: rerun the head and the cards at ``indices``, nothing else.
+def _redraw(*indices: int, graded: bool = False) -> None:
+    """From a callback: rerun the head and the cards at ``indices``, nothing else; after a
+    grade (``graded``), the queue's status line too, last, once the card is on screen.
 
     Cards still waiting to be redrawn are kept in the session until they draw themselves: a key
     pressed while an earlier redraw was pending replaces that rerun, and the cards it had
@@ -54,7 +80,11 @@ def _redraw(*indices: int) -> None:
     count = len(st.session_state.get("label_chunk_ids", []))
     waiting = st.session_state.setdefault("label_dirty", set())
     waiting.update(i for i in indices if 0 <= i < count)
-    st.rerun([HEAD, *(_card_key(i) for i in sorted(waiting) if i < count)])
+    shown = st.session_state.get("label_status_shown")
+    if graded and shown:
+        st.session_state["label_status_stale"] = True
+    status = [STATUS] if shown and st.session_state.get("label_status_stale") else []
+    st.rerun([HEAD, *(_card_key(i) for i in sorted(waiting) if i < count), *status])
 
 
 def _redraw_question() -> None:
@@ -77,7 +107,11 @@ def _go(question_id: str | None, *, remember: bool = True) -> None:
 @safely
 def go_next() -> None:
     current = st.query_params.get("question")
-    _go(labeling.next_question(store, me, current, **_queue_options()))
+    target = labeling.next_question(store, me, current, **_queue_options())
+    if target is None or target == current:
+        tag = st.session_state.get("label_tag")
+        flash("No other question in this queue" + (f" tagged {tag!r}." if tag else "."))
+    _go(target)
     _redraw_question()
 
 
@@ -127,8 +161,10 @@ def grade_current(value: int) -> None:
     cursor = min(st.session_state.get("label_cursor", 0), len(chunk_ids) - 1)
     labeling.grade(store, question_id, chunk_ids[cursor], me, value)
     needs = st.session_state.get("label_needs", [True] * len(chunk_ids))
-    st.session_state["label_cursor"] = labeling.after_grade(needs, cursor)
-    _redraw(cursor)
+    marked = st.session_state.get("label_marked", frozenset())
+    prefer = {i for i, chunk_id in enumerate(chunk_ids) if chunk_id in marked}
+    st.session_state["label_cursor"] = labeling.after_grade(needs, cursor, prefer)
+    _redraw(cursor, graded=True)
 
 
 @safely
@@ -137,7 +173,7 @@ def grade_clicked(question_id: str, chunk_id: str, index: int) -> None:
     st.session_state["label_cursor"] = index
     if value is not None:
         labeling.grade(store, question_id, chunk_id, me, value)
-    _redraw(index)
+    _redraw(index, graded=value is not None)
 
 
 @safely
@@ -192,6 +228,20 @@ def progress_line(view: labeling.QuestionView) -> None:
     )
 
 
+def queue_chosen() -> None:
+    """A callback: another comparison to decide opens at the top of its queue (where the
+    next-question rule starts: ``choose_question``); any other queue keeps the question."""
+    if st.session_state.get("label_queue") == decide.FAMILY:
+        st.query_params.pop("question", None)
+        st.session_state.pop("label_history", None)
+
+
+def stop_deciding() -> None:
+    """The comparison is proven: back to every question (the sidebar's choice too)."""
+    st.session_state["label_queue"] = labeling.DEFAULT_QUEUE
+    st.rerun()
+
+
 def sidebar() -> None:
     with st.sidebar:
         if len(labeling.QUEUES) > 1:
@@ -200,7 +250,10 @@ def sidebar() -> None:
                 list(labeling.QUEUES),
                 key="label_queue",
                 format_func=lambda name: labeling.QUEUES[name].title,
+                on_change=queue_chosen,
             )
+        if st.session_state.get("label_queue") == decide.FAMILY:
+            decide.sidebar_options(store, queue_chosen)
         tags = [t for t, _ in store.all_tags()]
         st.selectbox(
             "Only questions tagged",
@@ -373,11 +426,15 @@ def card(index: int) -> None:
     q = view.question
     with st.container(border=True, key=f"label_card_{index}"):
         head = f"{index + 1}. {chunk.title or chunk.doc_id or 'Untitled'}"
+        # The queue's mark, until the chunk is graded (it then decides nothing more).
+        marked = candidate.needs_grade and chunk.id in st.session_state.get("label_marked", ())
+        mark = decide.mark_html(st.session_state.get("label_queue_title", "")) if marked else ""
         # One element for the head and the text: a page of thirty cards reruns on every key.
         st.html(
             '<div class="lbl-card-head">'
             f"<b>{html.escape(head)}</b>"
-            f"<span>{html.escape(chunk.id)}</span></div>" + safe_text_html(chunk.text, spans=spans)
+            f"<span>{mark}{html.escape(chunk.id)}</span></div>"
+            + safe_text_html(chunk.text, spans=spans)
         )
         if candidate.stale:
             stale_notice(candidate)
@@ -492,13 +549,19 @@ def question_spans(view: labeling.QuestionView) -> list:
 
 @store_fragment(key=HEAD)
 def head() -> None:
-    """Progress, the question and the toolbar; loads the question's view for the cards."""
+    """Progress, the question and the toolbar; loads the question's view for the cards.
+
+    On opening a question (or the same one in another queue) it asks the queue which chunks it
+    marks, and starts the cursor on the first of them that needs a grade."""
     show_flash()
     question_id = st.session_state["label_qid"]
     view = labeling.open_question(store, question_id, me)
-    if st.session_state.get("label_view_of") != question_id:
-        st.session_state["label_cursor"] = labeling.first_to_grade(view)
-    st.session_state["label_view_of"] = question_id
+    opened = (question_id, st.session_state.get("label_queue_name"))
+    if st.session_state.get("label_view_of") != opened:
+        marked = labeling.marked_chunks(store, question_id, queue=opened[1])
+        st.session_state["label_marked"] = marked
+        st.session_state["label_cursor"] = labeling.first_to_grade(view, marked)
+    st.session_state["label_view_of"] = opened
     st.session_state["label_view"] = view
     st.session_state["label_chunk_ids"] = [c.chunk.id for c in view.candidates]
     st.session_state["label_needs"] = [c.needs_grade for c in view.candidates]
@@ -515,11 +578,81 @@ def card_fragment(index: int) -> None:
     store_fragment(card, key=_card_key(index))(index)
 
 
+def settle_queue() -> tuple[decide.Comparison, decide.DecisionQueue] | None:
+    """Which queue the reviewer works through, as ``labeling`` names it (kept for the
+    callbacks); for "decide A vs B", the comparison and its queue. None for any other queue,
+    and when the comparison cannot be worked out (a metric without its cutoff, say): the
+    reason is kept for the band to show, and the page walks every question meanwhile."""
+    chosen = st.session_state.get("label_queue") or labeling.DEFAULT_QUEUE
+    st.session_state.pop("label_decide_error", None)
+    try:
+        deciding = decide.current(store, store.current_chunking())
+    except LabelerError as error:
+        st.session_state["label_decide_error"] = str(error)
+        deciding = None
+    decide.keep_link(deciding[0] if deciding else None)
+    if deciding is not None:
+        name = deciding[0].queue_name
+    elif isinstance(labeling.QUEUES.get(chosen), labeling.Queue):
+        name = chosen
+    else:
+        name = labeling.DEFAULT_QUEUE
+    st.session_state["label_queue_name"] = name
+    st.session_state["label_queue_title"] = labeling.get_queue(name).title
+    st.session_state["label_status_shown"] = deciding is not None
+    if deciding is None:
+        st.session_state.pop("label_status_stale", None)
+    return deciding
+
+
+@store_fragment(key=STATUS)
+def status() -> None:
+    """Where the comparison being decided stands (see the module docstring: after a grade it
+    reruns last, so the new grade is on screen while the comparison is worked out again).
+
+    Working it out holds the GIL for about 0.1 s, and the server sends the graded card's
+    elements one at a time, taking the GIL back for each: after a grade the fragment first
+    sleeps a moment, so the card goes out at once rather than a few milliseconds per element.
+    A key pressed meanwhile reruns the page without it; it stays due until it has drawn.
+    """
+    if st.session_state.get("label_status_stale"):
+        time.sleep(STATUS_YIELD_S)
+    with user_errors():
+        deciding = decide.current(store, store.current_chunking())
+        if deciding is not None:
+            decide.status(*deciding, st.session_state.get("label_qid"), stop_deciding)
+    st.session_state.pop("label_status_stale", None)
+
+
+def decide_problem() -> None:
+    """The chosen comparison cannot be worked out: why, where the status line would be."""
+    problem = st.session_state.get("label_decide_error")
+    if problem:
+        st.error(problem, icon=":material/error:")
+
+
 @store_fragment(key=GRADING)
 def grading() -> None:
+    deciding = settle_queue()
+    if deciding is not None and not deciding[1].questions:
+        show_flash()
+        st.subheader(f"{deciding[0].title}: decided")
+        status()
+        return
     question_id = choose_question()
+    if question_id is None and deciding is not None:
+        show_flash()
+        tag = st.session_state.get("label_tag")
+        which = f"No question tagged {tag!r}" if tag else "None of the questions to grade"
+        st.info(
+            f"{which} can still change {deciding[0].title}"
+            + (": choose another tag, or all questions." if tag else ".")
+        )
+        status()
+        return
     if question_id is None:
         show_flash()
+        decide_problem()
         st.title("Nothing to grade yet")
         st.write("Import questions and chunks first (see the Data page), or run `labeler demo`.")
         return
@@ -533,7 +666,12 @@ def grading() -> None:
     # The next questions' pools are computed meanwhile, on the worker's own thread.
     pooling.PoolWorker.shared(store.path).follow(chunking, me, question_id, **_queue_options())
     question_text(question)
-    head()
+    # The head and the status line: one band that stays in view (widgets.STYLE).
+    with st.container(key="label_top", gap="small"):
+        head()
+        if deciding is not None:
+            status()
+        decide_problem()
     view = st.session_state["label_view"]
     if not view.candidates:
         st.info(
@@ -545,5 +683,6 @@ def grading() -> None:
     search_box(view)
 
 
+decide.from_link(store)
 sidebar()
 grading()

@@ -41,6 +41,7 @@ chunking = store.current_chunking()
 OUT = exports_dir(db_path())
 GRADING = str(PAGES_DIR / "label.py")
 CURRENT = "current"
+NEXT_PAIRS = 10  # the most decisive pairs shown
 METRIC_NAMES = [name for name in REGISTRY if name != "judged"]
 DEFAULT_METRICS = ["ndcg", "recall", "precision", "mrr"]
 CUTOFFS = [1, 3, 5, 10, 20, 50, 100]
@@ -330,8 +331,10 @@ def per_question(a, b, metrics: list[str], texts: dict[str, str]) -> None:
 
 
 def label_next(a, b, metrics: list[str], policy: str | None) -> None:
-    """Which pairs settle A vs B (current labels, imported runs only)."""
-    from labeler.deciding import decide_runs
+    """Which pairs settle A vs B (current labels, imported runs only). The decision is the
+    grading page's queue's (kept until a label or a run changes): reruns of this page cost
+    nothing, and its link opens the grading page on a queue already worked out."""
+    from labeler.deciding import DEFAULT_POLICY, Comparison
 
     st.subheader("Label next")
     choices = [m for m in metrics if m.split("@")[0] in SUPPORTED]
@@ -340,7 +343,8 @@ def label_next(a, b, metrics: list[str], policy: str | None) -> None:
         st.caption("Label next works on imported runs with nDCG, precision, recall, MRR or MAP.")
         return
     metric = st.selectbox("Decide on", choices, key="results_decide_metric")
-    decision = decide_runs(store, a.run, b.run, metric, policy=policy, budget=10)
+    comparison = Comparison(a.run, b.run, metric, policy or DEFAULT_POLICY)
+    decision = comparison.queue(store, chunking).decision
     shown = st.success if decision.status == "proven" else st.info
     shown(decision.sentence(), icon=":material/balance:")
     st.caption(
@@ -352,7 +356,7 @@ def label_next(a, b, metrics: list[str], policy: str | None) -> None:
     if decision.pairs:
         with st.container(key="results_next_pairs"):
             st.dataframe(
-                pd.DataFrame([p.as_dict() for p in decision.pairs]),
+                pd.DataFrame([p.as_dict() for p in decision.pairs[:NEXT_PAIRS]]),
                 hide_index=True,
                 column_config={"weight": st.column_config.NumberColumn(format="%.4f")},
             )
@@ -360,7 +364,7 @@ def label_next(a, b, metrics: list[str], policy: str | None) -> None:
             GRADING,
             label=f"Grade them: decide {a.run} vs {b.run} on the grading page",
             icon=":material/checklist:",
-            query_params={"decide": f"{a.run},{b.run},{metric}"},
+            query_params={"decide": f"{a.run},{b.run},{metric}", "policy": comparison.policy},
         )
 
 
