@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from labeler.app.widgets import markdown_escaped
 from labeler.deciding import decision_queue
 from labeler.importers import import_run
 from labeler.store import Store
+from tests.conftest import notes
 from tests.test_sources import DENSE
 
 APP = str(Path(__file__).resolve().parents[1] / "labeler" / "app" / "streamlit_app.py")
@@ -67,7 +69,7 @@ def test_the_link_opens_the_most_decisive_question_with_its_chunks_marked(projec
 def test_next_follows_label_next_and_grading_the_queue_proves_it(project: Store) -> None:
     at = open_decide()
     for _ in range(10):
-        if any("Nothing more to grade" in s.value for s in at.success):
+        if any("Nothing more to grade" in s for s in notes(at, "ok")):
             break
         question = at.query_params["question"]
         for chunk in marked(at):
@@ -77,7 +79,7 @@ def test_next_follows_label_next_and_grading_the_queue_proves_it(project: Store)
         assert not at.exception
         if expected.questions:
             assert at.query_params["question"] == expected.questions[0]
-    (done,) = [s.value for s in at.success]
+    (done,) = notes(at, "ok")
     assert done.startswith("proven: dense better than bm25 on ndcg@3")
     assert done.endswith("Nothing more to grade for this comparison.")
     at.button(key="label_decide_stop").click().run()
@@ -88,9 +90,7 @@ def test_next_follows_label_next_and_grading_the_queue_proves_it(project: Store)
 
 def test_a_bad_choice_is_a_message_and_every_question_still_opens(project: Store) -> None:
     at = open_decide("dense,bm25,recall")
-    assert [e.value for e in at.error] == [
-        "field \"metric\": 'recall' needs a cutoff, e.g. recall@10"
-    ]
+    assert notes(at, "error") == ["field \"metric\": 'recall' needs a cutoff, e.g. recall@10"]
     assert at.query_params["question"] in {"q1", "q2", "q3"}
     assert not marked(at)
 
@@ -167,11 +167,13 @@ def test_a_tag_narrows_the_queue_and_says_when_none_of_its_questions_decide(
     assert decision_queue(project, "dense", "bm25", "ndcg@3", policy="median").questions
     at.button(key="label_key_n").click().run()
     assert at.query_params["question"] == "q3"
-    assert [t.value for t in at.toast] == ["No other question in this queue tagged 'errors'."]
+    assert [t.value for t in at.toast] == [
+        markdown_escaped("No other question in this queue tagged 'errors'.")
+    ]
     # Opening the page afresh under that tag: which comparison, and why nothing opens.
     at.query_params.pop("question")
     at.run()
-    assert [i.value for i in at.info] == [
+    assert notes(at, "info") == [
         "No question tagged 'errors' can still change dense vs bm25 on ndcg@3: choose another"
         " tag, or all questions."
     ]

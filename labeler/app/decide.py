@@ -15,6 +15,7 @@ import html
 
 import streamlit as st
 
+from labeler.app.widgets import note
 from labeler.deciding import DECIDE, DEFAULT_POLICY, Comparison, DecisionQueue
 from labeler.errors import LabelerError
 from labeler.exporters.consensus import POLICIES
@@ -124,10 +125,7 @@ def status(comparison: Comparison, queue: DecisionQueue, question_id: str | None
     decision = queue.decision
     if decision.status == "proven":
         with st.container(horizontal=True, vertical_alignment="center", wrap=False):
-            st.success(
-                f"{decision.sentence()}. Nothing more to grade for this comparison.",
-                icon=":material/verified:",
-            )
+            note(f"{decision.sentence()}. Nothing more to grade for this comparison.", kind="ok")
             st.button(
                 "Back to all questions",
                 key="label_decide_stop",

@@ -628,7 +628,7 @@ def decide_problem() -> None:
     """The chosen comparison cannot be worked out: why, where the status line would be."""
     problem = st.session_state.get("label_decide_error")
     if problem:
-        st.error(problem, icon=":material/error:")
+        note(problem, kind="error")
 
 
 @store_fragment(key=GRADING)
@@ -636,7 +636,7 @@ def grading() -> None:
     deciding = settle_queue()
     if deciding is not None and not deciding[1].questions:
         show_flash()
-        st.subheader(f"{deciding[0].title}: decided")
+        st.html(f"<h3>{html.escape(deciding[0].title)}: decided</h3>")
         status()
         return
     question_id = choose_question()
@@ -644,7 +644,7 @@ def grading() -> None:
         show_flash()
         tag = st.session_state.get("label_tag")
         which = f"No question tagged {tag!r}" if tag else "None of the questions to grade"
-        st.info(
+        note(
             f"{which} can still change {deciding[0].title}"
             + (": choose another tag, or all questions." if tag else ".")
         )

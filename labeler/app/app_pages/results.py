@@ -17,6 +17,7 @@ import streamlit as st
 
 from labeler.app.pages import PAGES_DIR
 from labeler.app.state import db_path, get_store, user_errors
+from labeler.app.widgets import caption, note
 from labeler.config import exports_dir
 from labeler.errors import LabelerError
 from labeler.exporters.consensus import POLICIES
@@ -108,7 +109,10 @@ def choose_runs(column) -> list:
         extra = uploaded_run()
         if extra is not None:
             if extra.name in chosen:
-                st.error(f"An imported run is already named {extra.name!r}: rename the file.")
+                note(
+                    f"An imported run is already named {extra.name!r}: rename the file.",
+                    kind="error",
+                )
             else:
                 runs.append(extra)
     return runs
@@ -181,14 +185,14 @@ def run_table(results, metrics: list[str]) -> None:
 def coverage_notes(results, cutoffs: list[int], metrics: list[str]) -> None:
     st.subheader("How much of each run the labels cover")
     rows = []
-    notes = []
+    warnings = []
     for k in cutoffs:
         for c in coverage(results, k):
             rows.append({"run": c.run, "k": k, "judged": None if c.judged is None else c.judged})
             figure = next((m for m in metrics if m.endswith(f"@{k}")), None)
-            note = c.warning(figure)
-            if note:
-                notes.append(note)
+            warning = c.warning(figure)
+            if warning:
+                warnings.append(warning)
     table = pd.DataFrame(rows).pivot_table(index="run", columns="k", values="judged")
     table.columns = [f"judged@{k}" for k in table.columns]
     with st.container(key="results_coverage"):
@@ -200,9 +204,9 @@ def coverage_notes(results, cutoffs: list[int], metrics: list[str]) -> None:
                 for c in table.columns
             },
         )
-    for note in notes:
-        st.warning(note, icon=":material/warning:")
-    if not notes:
+    for warning in warnings:  # run names are data: escaped, never Markdown
+        note(warning, kind="warning")
+    if not warnings:
         st.caption("Every run's top k is at least 90 % judged on the scored questions.")
 
 
@@ -345,8 +349,7 @@ def label_next(a, b, metrics: list[str], policy: str | None) -> None:
     metric = st.selectbox("Decide on", choices, key="results_decide_metric")
     comparison = Comparison(a.run, b.run, metric, policy or DEFAULT_POLICY)
     decision = comparison.queue(store, chunking).decision
-    shown = st.success if decision.status == "proven" else st.info
-    shown(decision.sentence(), icon=":material/balance:")
+    note(decision.sentence(), kind="ok" if decision.status == "proven" else "info")
     st.caption(
         f"{decision.labelled} of the {decision.pool} pairs in the two runs' top"
         f" {metric.partition('@')[2] or 'results'} are labelled. Proven: no grading of the"
@@ -382,7 +385,7 @@ def versions_side_by_side(runs, metrics: list[str], min_grade: int) -> None:
     infos = [i for i in list_versions(OUT, name) if i.intact]
     numbers = [i.number for i in infos]
     if len(numbers) < 2:
-        st.caption(f"{name} has one version: export another to compare them.")
+        caption(f"{name} has one version: export another to compare them.")
         return
     older = middle.selectbox(
         "Older", numbers, index=len(numbers) - 2, key="results_older", format_func=lambda n: f"v{n}"
@@ -430,7 +433,7 @@ def versions_side_by_side(runs, metrics: list[str], min_grade: int) -> None:
     i = [r.name for r in runs].index(run)
     moved = question_shifts(before[i], after[i], metric)
     if not moved:
-        st.caption(f"No question's {metric} moved for {run}.")
+        caption(f"No question's {metric} moved for {run}.")
         return
 
     def what(m) -> str:
@@ -480,7 +483,7 @@ def render() -> None:
         if not metrics:
             st.info("Choose at least one metric.")
             return
-        st.caption(f"Labels: {labels.description}.")
+        caption(f"Labels: {labels.description}.")
         wanted = metrics + [f"judged@{k}" for k in cutoffs]
         results = [evaluate(labels.qrels, run, wanted) for run in runs]
         if results[0].num_scored == 0:
@@ -502,4 +505,4 @@ def render() -> None:
 try:
     render()
 except LabelerError as error:  # a problem the controls could not catch (a changed version)
-    st.error(str(error), icon=":material/error:")
+    note(str(error), kind="error")
