@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from labeler.cli import main
-from tests.test_metrics_io import make_version
+from tests.test_metrics_files import make_version
 from tests.test_metrics_worked_examples import g_example
 
 TREC_EVAL = Path(__file__).resolve().parent / "data" / "trec_eval"

@@ -1,5 +1,5 @@
 """Importing Ragas test sets, on the real file in tests/data/formats and on small hand-made
-ones; and the context matching (labeler.importers.matching) they rely on."""
+ones; and the context matching (labeler.importers.contexts) they rely on."""
 
 import hashlib
 import json
@@ -9,16 +9,11 @@ import pytest
 
 from labeler.errors import LabelerError
 from labeler.importers import contexts as matching
-from labeler.importers.matching import (
-    ContextMatcher,
-    iter_items,
-    normalise,
-    parse_list,
-    similarity,
-    stable_id,
-    strip_hop,
-)
+from labeler.importers.contexts import ContextMatcher, normalise, similarity, strip_hop
+from labeler.importers.generated import stable_id
 from labeler.importers.ragas import import_ragas, read_ragas
+from labeler.readers import as_texts as parse_list
+from labeler.readers import iter_items
 from labeler.store import Store
 from tests.conftest import table_counts
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from labeler.metrics.evaluation import RunResult, evaluate
-from labeler.metrics.io import read_qrels, read_run
+from labeler.metrics.files import read_qrels, read_run
 from labeler.metrics.registry import REGISTRY, trec_eval_name
 from labeler.metrics.types import Metric
 

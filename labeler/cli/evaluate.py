@@ -35,7 +35,8 @@ def _run_argument(value: str) -> tuple[str | None, str]:
 
 def _load_test_set(qrels: str | None, testset: str | None, questions: str | None) -> tuple:
     """(Qrels, question -> tags, identity of the test set or None)."""
-    from labeler.metrics.io import read_qrels, read_questions, read_testset
+    from labeler.metrics.files import read_qrels, read_questions
+    from labeler.metrics.testsets import read_testset
 
     if (qrels is None) == (testset is None):
         raise click.UsageError("give exactly one of --qrels FILE and --testset DIR")
@@ -166,8 +167,8 @@ def eval_command(
     Example:
         labeler eval --testset exports/docs-qa/v3 --run bm25.trec --run hybrid.trec -k 3,10
     """
+    from labeler.metrics.files import read_run
     from labeler.metrics.gate import evaluate_gated
-    from labeler.metrics.io import read_run
     from labeler.metrics.registry import parse_ks
 
     cutoffs = parse_ks(ks)

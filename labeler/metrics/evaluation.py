@@ -259,7 +259,7 @@ def evaluate(
 ) -> RunResult:
     """Score one run against a test set: per-question values of every metric, and averages.
 
-    ``qrels`` and ``run`` are ``Qrels``/``Run`` (from ``labeler.metrics.io``) or plain dicts:
+    ``qrels`` and ``run`` are ``Qrels``/``Run`` (from ``labeler.metrics.files``) or plain dicts:
     ``{"q1": {"chunk-a": 2}}`` and ``{"q1": ["chunk-a", "chunk-b"]}``. ``metrics`` are names
     such as ``"ndcg@10,recall@k"`` (``@k``: each cutoff of ``ks``).
 

@@ -2,7 +2,7 @@
 
 ``Qrels`` is question -> {chunk id: grade}; ``Run`` is question -> ranked chunk ids, with ranks
 and scores when the source states them. Both are built from dicts here and from files in
-``labeler.metrics.io``; they hold one row per label or result in flat arrays (so a million lines
+``labeler.metrics.files``; they hold one row per label or result in flat arrays (so a million lines
 need no million Python objects) and give the plain-dict view back with ``to_dict()``.
 """
 

@@ -12,14 +12,9 @@ import pytest
 from labeler.errors import LabelerError
 from labeler.metrics import arrowread, files
 from labeler.metrics.evaluation import evaluate
-from labeler.metrics.io import (
-    qrels_from_dataframe,
-    read_qrels,
-    read_questions,
-    read_run,
-    read_testset,
-    run_from_dataframe,
-)
+from labeler.metrics.files import read_qrels, read_questions, read_run
+from labeler.metrics.frames import qrels_from_dataframe, run_from_dataframe
+from labeler.metrics.testsets import read_testset
 from labeler.version_format import (
     ChunkEntry,
     Content,
