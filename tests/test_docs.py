@@ -1,5 +1,6 @@
-"""The README is the user's manual: it opens with the two commands, and documents every command
-the CLI has, each of which shows an example in its --help."""
+"""The README is the user's manual: it opens with the two commands, lists every command the CLI
+has (each of which shows an example in its --help) and links the reference pages under docs/,
+whose tables are the registries' own."""
 
 import re
 from pathlib import Path
@@ -12,6 +13,7 @@ from labeler.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+DOCS = ROOT / "docs"
 # The user's manual is the README plus the reference pages under docs/.
 MANUAL = "\n".join(
     [README, *(p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs").glob("*.md")))]
@@ -54,16 +56,36 @@ def test_every_command_has_a_manual_section(path: tuple[str, ...]) -> None:
     assert heading in MANUAL, f"README.md and docs/*.md lack a section starting with {heading}"
 
 
-def test_readme_metric_table_is_the_registry() -> None:
+@pytest.mark.parametrize("page", [README, (DOCS / "evaluation.md").read_text()])
+def test_metric_table_is_the_registry(page: str) -> None:
     from labeler.metrics import metrics_table_markdown
 
-    assert metrics_table_markdown().strip() in README
+    assert metrics_table_markdown().strip() in page
 
 
-def test_readme_format_table_is_the_registry() -> None:
+@pytest.mark.parametrize("page", [README, (DOCS / "testsets.md").read_text()])
+def test_export_format_table_is_the_registry(page: str) -> None:
     from labeler.exporters import formats_table
 
-    assert formats_table().strip() in README
+    assert formats_table().strip() in page
+
+
+def test_import_table_is_the_registry() -> None:
+    from labeler.importers import formats_table_markdown
+
+    assert formats_table_markdown().strip() in README
+
+
+def test_readme_links_every_reference_page_and_each_exists() -> None:
+    linked = set(re.findall(r"\]\((docs/[\w.-]+\.md)\)", README))
+    present = {f"docs/{p.name}" for p in DOCS.glob("*.md")}
+    assert linked == present
+
+
+def test_links_between_pages_resolve() -> None:
+    for page in [ROOT / "README.md", *DOCS.glob("*.md")]:
+        for target in re.findall(r"\]\(([\w./-]+\.md)(?:#[\w-]*)?\)", page.read_text()):
+            assert (page.parent / target).resolve().is_file(), f"{page.name} links {target}"
 
 
 def test_readme_command_table_is_the_cli() -> None:

@@ -3,9 +3,13 @@
 Targets (from the issue), at 1,000,000 chunks, 10,000 questions and three runs of 100 results
 per question:
 
-- importing the chunks, full-text index included: under 60 s;
-- loading one question with its pooled candidates, and saving one grade: p95 under 50 ms each,
-  measured in the core functions the page calls (``labeling.open_question``, ``labeling.grade``);
+- importing the chunks, full-text index included: under 90 s (issue #13's target; round one
+  asked 60 s and measured 79 s);
+- loading one question with its pooled candidates again, and saving one grade: p95 under 50 ms
+  each, measured in the core functions the page calls (``labeling.open_question``,
+  ``labeling.grade``). The first opening of a question whose pool was not computed ahead runs
+  its search on the spot, behind a spinner: issue #13 lets such a jump take longer, so it is
+  printed without a target;
 - the grading page's whole rerun after a grade (AppTest, same data): p95 under 300 ms;
 - (issue #13) the pooling search against exact BM25 on a sample of questions: recall and nDCG@10
   of the chunk each question was written from, top-10 overlap, time per question; and opening
@@ -81,7 +85,7 @@ OPENERS = (
 )
 
 TARGETS = {
-    "import": 60.0,  # seconds
+    "import": 90.0,  # seconds (issue #13)
     "core_p95_ms": 50.0,
     "rerun_p95_ms": 300.0,
     "follow_p95_ms": 50.0,
@@ -480,7 +484,7 @@ def bench_quality(store: Store, qids: Sequence[str], truth: dict[str, str]) -> d
     return f
 
 
-def bench_following(db: Path, count: int, think: float) -> dict[str, float]:
+def bench_following(db: Path, count: int, think: float) -> dict[str, float] | None:
     """A reviewer follows the queue: each question opens, they grade for ``think`` seconds,
     then press Next. The page asks the background worker for the next questions' pools at
     every open, as the grading page does; the first open is a jump (nothing computed ahead)."""
@@ -490,6 +494,9 @@ def bench_following(db: Path, count: int, think: float) -> dict[str, float]:
         stored = store.fts_pool_hashes(chunking)
         queue = [r["id"] for r in store.queue(chunking, reviewer) if r["id"] not in stored]
         queue = queue[: count + 1]
+        if len(queue) < 2:
+            print("  skipped: every question's pool is computed already (try more --questions)")
+            return None
         worker = pooling.PoolWorker(db)
         opens, ready = [], 0
         jump = 0.0
@@ -591,18 +598,21 @@ def check_app(at) -> None:
 # summary ------------------------------------------------------------------------------------
 
 
-def verdict(measured: float | None, target: float) -> str:
+def verdict(measured: float | None, target: float | None) -> str:
     if measured is None:
         return "n/a"
+    if target is None:
+        return "(no target)"
     return "PASS" if measured < target else "MISS"
 
 
-def summary(rows: list[tuple[str, str, float | None, float]]) -> None:
+def summary(rows: list[tuple[str, str, float | None, float | None]]) -> None:
     print("\nSummary (targets from the issue; no timing asserts)")
     print(f"  {'measure':<52} {'target':>10} {'measured':>11}  result")
     for name, unit, measured, target in rows:
         shown = "skipped" if measured is None else f"{measured:.{1 if unit else 3}f} {unit}"
-        print(f"  {name:<52} {f'< {target:g} {unit}':>10} {shown:>11}  {verdict(measured, target)}")
+        wanted = "" if target is None else f"< {target:g} {unit}"
+        print(f"  {name:<52} {wanted:>10} {shown:>11}  {verdict(measured, target)}")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -699,10 +709,10 @@ def main(argv: Sequence[str] | None = None) -> None:
             ("import chunks, FTS included (CLI subprocess)", "s", cli_seconds, TARGETS["import"]),
             ("import chunks, FTS included (in-process)", "s", imports["chunks"], TARGETS["import"]),
             (
-                "open_question p95, cold (search on the spot)",
+                "open_question p95, a jump (search on the spot)",
                 ms,
                 core["open_first"]["p95"],
-                TARGETS["core_p95_ms"],
+                None,
             ),
             ("open_question p95, again", ms, core["open_again"]["p95"], TARGETS["core_p95_ms"]),
             ("grade p95", ms, core["grade"]["p95"], TARGETS["core_p95_ms"]),
@@ -716,7 +726,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             (
                 "open_question p95, following the queue (pools ahead)",
                 ms,
-                following["p95"],
+                following["p95"] if following else None,
                 TARGETS["follow_p95_ms"],
             ),
             (
