@@ -1,6 +1,7 @@
 """The Export page through AppTest, run as a single page; every write is checked on disk and in
 the store afterwards."""
 
+import json
 import os
 from pathlib import Path
 
@@ -60,6 +61,9 @@ def test_preview_writes_nothing_then_create_writes_v1(page: AppTest, graded: Sto
     history = table(page, "export_history")
     assert list(history["version"]) == ["v1"]
     assert list(history["status"]) == ["ok"]
+    assert list(history["parent"]) == ["\N{EM DASH}"]
+    created = json.loads((out / "orders" / "v1" / "manifest.json").read_text())["created"]
+    assert list(history["created"]) == [f"{created[:10]} {created[11:16]} UTC"]
     assert [d.label for d in page.get("download_button")] == ["Download orders v1 (zip)"]
 
 

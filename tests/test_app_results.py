@@ -166,6 +166,16 @@ def test_a_version_as_labels_and_two_versions_side_by_side(project: Store, tmp_p
     v1 = evaluate(qrels, stored_run(project, "bm25"), "ndcg@10")
     assert row["v1"] == pytest.approx(v1.mean("ndcg@10"))
     assert row["questions"] == "1 → 2"
+    # Question by question: the one v1 did not hold shows a dash there, not "None".
+    moved = table(at, "results_shifts")
+    new = moved[moved["change"] == "new in v2"]
+    assert len(new) == 1
+    assert new.iloc[0]["v1"] == "\N{EM DASH}"
+    v2 = evaluate(
+        read_qrels(out / "faq" / "v2" / "qrels.tsv"), stored_run(project, "bm25"), "ndcg@10"
+    )
+    qid = new.iloc[0]["question"]
+    assert new.iloc[0]["v2"] == f"{v2.per_question('ndcg@10')[qid]:.3f}"
 
 
 def test_without_a_relevant_label_the_page_says_what_to_do(loaded: Store, monkeypatch) -> None:

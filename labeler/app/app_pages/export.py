@@ -13,6 +13,7 @@ selectboxes reruns that part only.
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 import streamlit as st
@@ -248,14 +249,23 @@ def show_last(name: str, selection: Selection) -> None:
     show_summary(last)
 
 
+def when(created: object) -> str:
+    """A manifest's UTC timestamp to the minute, as a person reads it ("2026-12-01 09:30 UTC")."""
+    try:
+        return datetime.fromisoformat(str(created)).strftime("%Y-%m-%d %H:%M UTC")
+    except ValueError:
+        return str(created or "")
+
+
 def history_row(info) -> dict:
     manifest = info.manifest or {}
     counts = manifest.get("counts") or {}
+    parent = manifest.get("parent")
     return {
         "version": f"v{info.number}",
         "status": info.status(),
-        "created": manifest.get("created", ""),
-        "parent": manifest.get("parent"),
+        "created": when(manifest.get("created")),
+        "parent": "\N{EM DASH}" if parent is None else f"v{parent}",
         "questions": counts.get("questions"),
         "unanswerable": counts.get("unanswerable"),
         "qrels": counts.get("qrels"),

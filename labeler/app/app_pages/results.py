@@ -443,24 +443,25 @@ def versions_side_by_side(runs, metrics: list[str], min_grade: int) -> None:
             return f"not scored in v{newer}"
         return f"{m.change:+.3f}"
 
+    def score(value: float | None) -> str:
+        # Scores lie in [0, 1], so the text sorts as the numbers do; a question a version does
+        # not score shows a dash, not "None".
+        return "\N{EM DASH}" if value is None else f"{value:.3f}"
+
     with st.container(key="results_shifts"):
         st.dataframe(
             pd.DataFrame(
                 [
                     {
                         "question": m.question,
-                        f"v{older}": m.before,
-                        f"v{newer}": m.after,
+                        f"v{older}": score(m.before),
+                        f"v{newer}": score(m.after),
                         "change": what(m),
                     }
                     for m in moved
                 ]
             ),
             hide_index=True,
-            column_config={
-                f"v{older}": st.column_config.NumberColumn(format="%.3f"),
-                f"v{newer}": st.column_config.NumberColumn(format="%.3f"),
-            },
         )
 
 
