@@ -20,6 +20,10 @@ from typing import TYPE_CHECKING, Any
 from labeler.errors import LabelerError, NotFoundError
 from labeler.exporters.consensus import DisagreementError, consensus, get_policy
 
+# A run file, checked as ``labeler import run`` checks it, read without storing it: the
+# importer's own reader under the name this module's callers use.
+from labeler.importers.runs import read_checked_run as checked_run
+
 if TYPE_CHECKING:
     from labeler.metrics.tables import Qrels, Run
     from labeler.store import Store
@@ -101,20 +105,6 @@ def stored_run(store: Store, name: str) -> Run:
     return Run.from_rows(
         name, [r[0] for r in rows], [r[1] for r in rows], ranks=[r[2] for r in rows]
     )
-
-
-def checked_run(
-    store: Store,
-    path: str | Path,
-    *,
-    name: str | None = None,
-    chunking: str | None = None,
-    shown_as: str | None = None,
-) -> Run:
-    """A run file, checked as ``labeler import run`` checks it, read without storing it."""
-    from labeler.importers.runs import read_checked_run
-
-    return read_checked_run(store, path, name=name, chunking=chunking, shown_as=shown_as)
 
 
 def resolve_run(store: Store, spec: str, *, chunking: str | None = None) -> Run:

@@ -109,3 +109,15 @@ def screenshot(page, name: str) -> None:
 
 
 __all__ = ["screenshot", "sys", "wait_for_app"]
+
+
+@pytest.fixture
+def demo_db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh copy of the bundled demo, its test-set versions written beside it."""
+    from labeler.demo import load_demo
+    from labeler.store import Store
+
+    monkeypatch.setenv("LABELER_EXPORTS", str(tmp_path / "exports"))
+    with Store(tmp_path / "demo.db") as store:
+        load_demo(store)
+        return store.path

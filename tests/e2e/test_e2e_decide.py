@@ -6,19 +6,10 @@ import re
 
 import pytest
 
-from labeler.demo import load_demo
 from labeler.store import Store
 from tests.e2e.conftest import screenshot, wait_for_app
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-def demo_db(tmp_path, monkeypatch):
-    monkeypatch.setenv("LABELER_EXPORTS", str(tmp_path / "exports"))
-    with Store(tmp_path / "demo.db") as store:
-        load_demo(store)
-        return store.path
 
 
 def test_results_link_opens_the_queue_and_keys_grade_it(demo_db, serve, page) -> None:

@@ -5,18 +5,10 @@ import json
 
 import pytest
 
-from labeler.demo import load_demo
 from labeler.store import Store
 from tests.e2e.conftest import screenshot, wait_for_app
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-def demo_db(tmp_path):
-    with Store(tmp_path / "demo.db") as store:
-        load_demo(store)
-        return store.path
 
 
 def _press(page, key: str) -> None:

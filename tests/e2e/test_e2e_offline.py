@@ -9,8 +9,6 @@ from urllib.parse import urlparse
 import pytest
 
 from labeler.app.pages import PAGES
-from labeler.demo import load_demo
-from labeler.store import Store
 from tests.e2e.conftest import wait_for_app
 
 pytestmark = pytest.mark.e2e
@@ -26,13 +24,6 @@ def outside(url: str, server: str) -> bool:
     if parsed.scheme in ("data", "blob", "about"):
         return False
     return parsed.netloc != urlparse(server).netloc
-
-
-@pytest.fixture
-def demo_db(tmp_path):
-    with Store(tmp_path / "demo.db") as store:
-        load_demo(store)
-        return store.path
 
 
 def test_no_request_to_another_host_on_any_page(demo_db, serve, page) -> None:

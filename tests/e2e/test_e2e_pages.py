@@ -4,18 +4,9 @@ a screenshot is left in tests/e2e/screenshots/ for a person to look at."""
 import pytest
 
 from labeler.app.pages import PAGES
-from labeler.demo import load_demo
-from labeler.store import Store
 from tests.e2e.conftest import screenshot, wait_for_app
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-def demo_db(tmp_path):
-    with Store(tmp_path / "demo.db") as store:
-        load_demo(store)
-        return store.path
 
 
 def test_every_page_renders_on_the_demo(demo_db, serve, page) -> None:

@@ -3,19 +3,11 @@ keyboard, the decisions in the store afterwards; screenshots for a person to loo
 
 import pytest
 
-from labeler.demo import load_demo
 from labeler.remap.review import queue
 from labeler.store import Store
 from tests.e2e.conftest import screenshot, wait_for_app
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-def demo_db(tmp_path):
-    with Store(tmp_path / "demo.db") as store:
-        load_demo(store)
-        return store.path
 
 
 def caption(page) -> str:
