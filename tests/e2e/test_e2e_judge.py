@@ -81,6 +81,8 @@ def test_adjudicate_by_keys(demo_db, serve, page) -> None:
     page.goto(f"{server.url}/adjudicate?reviewer=lead")
     wait_for_app(page)
     page.wait_for_selector(".st-key-adjudicate_toolbar")
+    page.get_by_text("Final grade").first.wait_for()  # the card has drawn its grade buttons
+    wait_for_app(page)
     screenshot(page, "adjudicate")
     question = page.evaluate("() => new URL(location.href).searchParams.get('question')")
     _press(page, "1")
