@@ -17,6 +17,23 @@ from labeler.store.base import StoreBase, now
 from labeler.store.runs import _insert_batches, _raise_first
 
 EVERYONE = "*"
+LABEL_KEY = "question_id = ? AND chunking = ? AND chunk_id = ? AND reviewer = ?"
+"""Where one label stands: one reviewer's grade of a chunk for a question, in a chunking."""
+
+
+def label_row(
+    conn: sqlite3.Connection,
+    columns: str,
+    question_id: str,
+    chunking: str,
+    chunk_id: str,
+    reviewer: str,
+) -> tuple | None:
+    """The ``columns`` of one label, or None when there is none."""
+    return conn.execute(
+        f"SELECT {columns} FROM labels WHERE {LABEL_KEY}",
+        (question_id, chunking, chunk_id, reviewer),
+    ).fetchone()
 
 
 def append_event(
@@ -38,6 +55,13 @@ def append_event(
         " old_grade, new_grade, note, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (question_id, chunking, chunk_id, reviewer, action, old_grade, new_grade, note, at),
     )
+
+
+def require_question(conn: sqlite3.Connection, question_id: str) -> None:
+    """Refuse a write about a question the store does not hold."""
+    if conn.execute("SELECT 1 FROM questions WHERE id = ?", (question_id,)).fetchone() is None:
+        msg = f"unknown question {question_id!r}"
+        raise NotFoundError(msg, field="question_id")
 
 
 def _check_grade(grade: object) -> None:
@@ -80,11 +104,7 @@ class LabelStore(StoreBase):
         stamp = now()
         with self.write() as conn:
             chunk = self._chunk_for_label(conn, question_id, chunking, chunk_id)
-            old = conn.execute(
-                "SELECT grade, note, state FROM labels WHERE question_id = ? AND chunking = ?"
-                " AND chunk_id = ? AND reviewer = ?",
-                (question_id, chunking, chunk_id, reviewer),
-            ).fetchone()
+            old = label_row(conn, "grade, note, state", question_id, chunking, chunk_id, reviewer)
             old_grade, old_note, old_state = (None, None, "current") if old is None else old
             new_note = old_note if note is None else (note.strip() or None)
             stale = old_state == "stale"
@@ -134,11 +154,7 @@ class LabelStore(StoreBase):
         """
         reviewer = check_reviewer(reviewer)
         with self.write() as conn:
-            old = conn.execute(
-                "SELECT grade, note FROM labels WHERE question_id = ? AND chunking = ?"
-                " AND chunk_id = ? AND reviewer = ?",
-                (question_id, chunking, chunk_id, reviewer),
-            ).fetchone()
+            old = label_row(conn, "grade, note", question_id, chunking, chunk_id, reviewer)
             if old is None:
                 msg = "grade the chunk before adding a note"
                 raise LabelerError(msg, field="note")
@@ -148,8 +164,7 @@ class LabelStore(StoreBase):
                 return False
             stamp = now()
             conn.execute(
-                "UPDATE labels SET note = ?, updated_at = ? WHERE question_id = ?"
-                " AND chunking = ? AND chunk_id = ? AND reviewer = ?",
+                f"UPDATE labels SET note = ?, updated_at = ? WHERE {LABEL_KEY}",
                 (new_note, stamp, question_id, chunking, chunk_id, reviewer),
             )
             append_event(
@@ -178,9 +193,7 @@ class LabelStore(StoreBase):
         if chunk is None:
             msg = f"unknown chunk {chunk_id!r} in chunking {chunking!r}"
             raise NotFoundError(msg, field="chunk_id")
-        if conn.execute("SELECT 1 FROM questions WHERE id = ?", (question_id,)).fetchone() is None:
-            msg = f"unknown question {question_id!r}"
-            raise NotFoundError(msg, field="question_id")
+        require_question(conn, question_id)
         return chunk
 
     def set_mark(
@@ -193,12 +206,7 @@ class LabelStore(StoreBase):
         reviewer = check_reviewer(reviewer)
         stamp = now()
         with self.write() as conn:
-            if (
-                conn.execute("SELECT 1 FROM questions WHERE id = ?", (question_id,)).fetchone()
-                is None
-            ):
-                msg = f"unknown question {question_id!r}"
-                raise NotFoundError(msg, field="question_id")
+            require_question(conn, question_id)
             old = conn.execute(
                 f"SELECT {mark} FROM question_marks WHERE question_id = ? AND chunking = ?"
                 " AND reviewer = ?",
@@ -489,28 +497,20 @@ class LabelStore(StoreBase):
     def label_counts(self, chunking: str) -> dict[str, dict]:
         """Labels of one chunking per grade and per reviewer, and its unanswerable questions;
         with the label count of every chunking beside them (a remap fills a second one)."""
-        by_grade = {
-            str(g): n
-            for g, n in self.conn.execute(
-                "SELECT grade, count(*) FROM labels WHERE chunking = ? GROUP BY grade"
-                " ORDER BY grade",
-                (chunking,),
+
+        def count_by(column: str, where: str = "", params: tuple = ()) -> dict:
+            return dict(
+                self.conn.execute(
+                    f"SELECT {column}, count(*) FROM labels{where} GROUP BY {column}"
+                    f" ORDER BY {column}",
+                    params,
+                ).fetchall()
             )
-        }
-        by_reviewer = {
-            r: n
-            for r, n in self.conn.execute(
-                "SELECT reviewer, count(*) FROM labels WHERE chunking = ? GROUP BY reviewer"
-                " ORDER BY reviewer",
-                (chunking,),
-            )
-        }
-        by_chunking = {
-            c: n
-            for c, n in self.conn.execute(
-                "SELECT chunking, count(*) FROM labels GROUP BY chunking ORDER BY chunking"
-            )
-        }
+
+        in_chunking = (" WHERE chunking = ?", (chunking,))
+        by_grade = {str(g): n for g, n in count_by("grade", *in_chunking).items()}
+        by_reviewer = count_by("reviewer", *in_chunking)
+        by_chunking = count_by("chunking")
         unanswerable = int(
             self.scalar(
                 "SELECT count(DISTINCT question_id) FROM question_marks"

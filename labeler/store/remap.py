@@ -8,11 +8,12 @@ whole or not at all. Old labels are only ever read.
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 from labeler.store.base import StoreBase
-from labeler.store.labels import append_event
+from labeler.store.labels import LABEL_KEY, append_event, label_row
 
 MAPPING_COLUMNS = (
     "from_chunking",
@@ -76,6 +77,29 @@ BATCH = 500
 def _batches(items: Sequence, size: int = BATCH) -> Iterator[Sequence]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
+
+
+def _write_logged(
+    conn: sqlite3.Connection,
+    sql: str,
+    changes: Iterable[tuple[Sequence, tuple, dict]],
+    *,
+    chunking: str,
+    action: str,
+    at: str,
+    note: str | None = None,
+) -> int:
+    """Run ``sql`` once per change and append its history row only where it changed a row, so
+    the history records what happened and no more. A change is (the statement's parameters,
+    (question, chunk, reviewer) of the event, the event's own old_grade / new_grade / note).
+    Returns how many rows changed."""
+    done = 0
+    for params, (question_id, chunk_id, reviewer), event in changes:
+        if conn.execute(sql, params).rowcount:
+            done += 1
+            fields = {"note": note, **event}
+            append_event(conn, question_id, chunking, chunk_id, reviewer, action, at=at, **fields)
+    return done
 
 
 class RemapStore(StoreBase):
@@ -192,11 +216,7 @@ class RemapStore(StoreBase):
         self, question_id: str, chunking: str, chunk_id: str, reviewer: str
     ) -> tuple[int, str] | None:
         """(grade, updated_at) of one label, or None."""
-        row = self.conn.execute(
-            "SELECT grade, updated_at FROM labels WHERE question_id = ? AND chunking = ?"
-            " AND chunk_id = ? AND reviewer = ?",
-            (question_id, chunking, chunk_id, reviewer),
-        ).fetchone()
+        row = label_row(self.conn, "grade, updated_at", question_id, chunking, chunk_id, reviewer)
         return None if row is None else (row[0], row[1])
 
     def adjudication_grades(self, chunking: str) -> dict[tuple[str, str], tuple[int, str]]:
@@ -443,128 +463,100 @@ class RemapStore(StoreBase):
             msg = f"unknown table {table!r}"
             raise ValueError(msg)
         stamp, owner = ("updated_at", "reviewer = ? AND ") if table == "labels" else ("at", "")
-        done = 0
         with self.write() as conn:
-            for question_id, chunk_id, reviewer, old, applied_at, new, note in rows:
-                params = [new, at, question_id, chunking, chunk_id]
-                params += [reviewer] if owner else []
-                changed = conn.execute(
-                    f"UPDATE {table} SET grade = ?, {stamp} = ? WHERE question_id = ?"
-                    f" AND chunking = ? AND chunk_id = ? AND {owner}grade = ? AND {stamp} = ?",
-                    [*params, old, applied_at],
-                ).rowcount
-                if changed:
-                    done += 1
-                    append_event(
-                        conn,
-                        question_id,
-                        chunking,
-                        chunk_id,
-                        reviewer,
-                        "remap",
-                        at=at,
-                        old_grade=old,
-                        new_grade=new,
-                        note=note,
+            return _write_logged(
+                conn,
+                f"UPDATE {table} SET grade = ?, {stamp} = ? WHERE question_id = ?"
+                f" AND chunking = ? AND chunk_id = ? AND {owner}grade = ? AND {stamp} = ?",
+                (
+                    (
+                        [new, at, q, chunking, c, *([r] if owner else []), old, applied_at],
+                        (q, c, r),
+                        {"old_grade": old, "new_grade": new, "note": note},
                     )
-        return done
+                    for q, c, r, old, applied_at, new, note in rows
+                ),
+                chunking=chunking,
+                action="remap",
+                at=at,
+            )
 
     def withdraw_remapped_labels(self, chunking: str, rows: Sequence[tuple], *, at: str) -> int:
         """Remove labels a remap wrote that nobody changed since: (question, chunk, reviewer,
         grade, applied_at) must all still match. History row ``unremap``."""
-        withdrawn = 0
+        note = "a later remap no longer carries this label"
         with self.write() as conn:
-            for question_id, chunk_id, reviewer, grade, applied_at in rows:
-                gone = conn.execute(
-                    "DELETE FROM labels WHERE question_id = ? AND chunking = ? AND chunk_id = ?"
-                    " AND reviewer = ? AND grade = ? AND updated_at = ?",
-                    (question_id, chunking, chunk_id, reviewer, grade, applied_at),
-                ).rowcount
-                if gone:
-                    withdrawn += 1
-                    append_event(
-                        conn,
-                        question_id,
-                        chunking,
-                        chunk_id,
-                        reviewer,
-                        "unremap",
-                        at=at,
-                        old_grade=grade,
-                        note="a later remap no longer carries this label",
-                    )
-        return withdrawn
+            return _write_logged(
+                conn,
+                f"DELETE FROM labels WHERE {LABEL_KEY} AND grade = ? AND updated_at = ?",
+                (
+                    ((q, chunking, c, r, grade, applied_at), (q, c, r), {"old_grade": grade})
+                    for q, c, r, grade, applied_at in rows
+                ),
+                chunking=chunking,
+                action="unremap",
+                at=at,
+                note=note,
+            )
 
     def add_remapped_adjudications(self, chunking: str, rows: Sequence[tuple], *, at: str) -> int:
         """Insert (question, chunk, grade, adjudicator, note, provenance) adjudications where
         the chunking has none for the (question, chunk); history row ``remap``."""
-        added = 0
         with self.write() as conn:
-            for question_id, chunk_id, grade, reviewer, note, provenance in rows:
-                inserted = conn.execute(
-                    "INSERT OR IGNORE INTO adjudications (question_id, chunking, chunk_id, grade,"
-                    " reviewer, note, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (question_id, chunking, chunk_id, grade, reviewer, note, at),
-                ).rowcount
-                if inserted:
-                    added += 1
-                    append_event(
-                        conn,
-                        question_id,
-                        chunking,
-                        chunk_id,
-                        reviewer,
-                        "remap",
-                        at=at,
-                        new_grade=grade,
-                        note=provenance,
+            return _write_logged(
+                conn,
+                "INSERT OR IGNORE INTO adjudications (question_id, chunking, chunk_id, grade,"
+                " reviewer, note, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    (
+                        (q, chunking, c, grade, r, note, at),
+                        (q, c, r),
+                        {"new_grade": grade, "note": provenance},
                     )
-        return added
+                    for q, c, grade, r, note, provenance in rows
+                ),
+                chunking=chunking,
+                action="remap",
+                at=at,
+            )
 
     def withdraw_remapped_adjudications(
         self, chunking: str, rows: Sequence[tuple], *, at: str
     ) -> int:
         """Remove (question, chunk, grade, adjudicator, applied_at) adjudications a remap wrote
         and nobody changed since; history row ``unremap``."""
-        withdrawn = 0
+        note = "a later remap no longer carries this adjudication"
         with self.write() as conn:
-            for question_id, chunk_id, grade, reviewer, applied_at in rows:
-                gone = conn.execute(
-                    "DELETE FROM adjudications WHERE question_id = ? AND chunking = ?"
-                    " AND chunk_id = ? AND grade = ? AND at = ?",
-                    (question_id, chunking, chunk_id, grade, applied_at),
-                ).rowcount
-                if gone:
-                    withdrawn += 1
-                    append_event(
-                        conn,
-                        question_id,
-                        chunking,
-                        chunk_id,
-                        reviewer,
-                        "unremap",
-                        at=at,
-                        old_grade=grade,
-                        note="a later remap no longer carries this adjudication",
-                    )
-        return withdrawn
+            return _write_logged(
+                conn,
+                "DELETE FROM adjudications WHERE question_id = ? AND chunking = ?"
+                " AND chunk_id = ? AND grade = ? AND at = ?",
+                (
+                    ((q, chunking, c, grade, applied_at), (q, c, r), {"old_grade": grade})
+                    for q, c, grade, r, applied_at in rows
+                ),
+                chunking=chunking,
+                action="unremap",
+                at=at,
+                note=note,
+            )
 
     def carry_unanswerable(
         self, chunking: str, pairs: Iterable[tuple[str, str]], *, at: str, note: str
     ) -> int:
         """Mark (question, reviewer) unanswerable in the chunking; history row ``remap``."""
-        carried = 0
         with self.write() as conn:
-            for question_id, reviewer in pairs:
-                conn.execute(
-                    "INSERT INTO question_marks (question_id, chunking, reviewer, unanswerable,"
-                    " updated_at) VALUES (?, ?, ?, 1, ?) ON CONFLICT (question_id, chunking,"
-                    " reviewer) DO UPDATE SET unanswerable = 1, updated_at = excluded.updated_at",
-                    (question_id, chunking, reviewer, at),
-                )
-                append_event(conn, question_id, chunking, None, reviewer, "remap", at=at, note=note)
-                carried += 1
-        return carried
+            return _write_logged(
+                conn,
+                "INSERT INTO question_marks (question_id, chunking, reviewer, unanswerable,"
+                " updated_at) VALUES (?, ?, ?, 1, ?) ON CONFLICT (question_id, chunking,"
+                " reviewer) DO UPDATE SET unanswerable = 1, updated_at = excluded.updated_at",
+                (((q, chunking, r, at), (q, None, r), {}) for q, r in pairs),
+                chunking=chunking,
+                action="remap",
+                at=at,
+                note=note,
+            )
 
     def remove_label(
         self,
@@ -579,17 +571,11 @@ class RemapStore(StoreBase):
     ) -> int | None:
         """Delete one label, recording the removal under ``action``; returns its grade."""
         with self.write() as conn:
-            old = conn.execute(
-                "SELECT grade FROM labels WHERE question_id = ? AND chunking = ? AND chunk_id = ?"
-                " AND reviewer = ?",
-                (question_id, chunking, chunk_id, reviewer),
-            ).fetchone()
+            old = label_row(conn, "grade", question_id, chunking, chunk_id, reviewer)
             if old is None:
                 return None
             conn.execute(
-                "DELETE FROM labels WHERE question_id = ? AND chunking = ? AND chunk_id = ?"
-                " AND reviewer = ?",
-                (question_id, chunking, chunk_id, reviewer),
+                f"DELETE FROM labels WHERE {LABEL_KEY}", (question_id, chunking, chunk_id, reviewer)
             )
             append_event(
                 conn,

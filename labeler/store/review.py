@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from labeler.errors import ConflictError, LabelerError, NotFoundError
 from labeler.store.base import StoreBase, now
-from labeler.store.labels import append_event
+from labeler.store.labels import LABEL_KEY, append_event
 
 STATUSES = ("pending", "accepted", "rejected")
 DECISIONS = ("accept", "reject")
@@ -428,8 +428,7 @@ class ReviewStore(StoreBase):
             if last is None or tuple(last) != (SOURCE_LABEL_ACTION, 2):
                 continue
             self.conn.execute(
-                "DELETE FROM labels WHERE question_id = ? AND chunking = ? AND chunk_id = ?"
-                " AND reviewer = ?",
+                f"DELETE FROM labels WHERE {LABEL_KEY}",
                 (question_id, chunking, chunk_id, event["reviewer"]),
             )
             append_event(

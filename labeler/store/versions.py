@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from labeler.errors import LabelerError, NotFoundError
 from labeler.store.base import StoreBase, now
-from labeler.store.labels import append_event, check_reviewer
+from labeler.store.labels import append_event, check_reviewer, require_question
 
 
 class VersionStore(StoreBase):
@@ -148,12 +148,7 @@ class VersionStore(StoreBase):
             raise LabelerError(msg, field="grade")
         stamp = now()
         with self.write() as conn:
-            if (
-                conn.execute("SELECT 1 FROM questions WHERE id = ?", (question_id,)).fetchone()
-                is None
-            ):
-                msg = f"unknown question {question_id!r}"
-                raise NotFoundError(msg, field="question_id")
+            require_question(conn, question_id)
             if (
                 conn.execute(
                     "SELECT 1 FROM chunks WHERE chunking = ? AND id = ?", (chunking, chunk_id)
