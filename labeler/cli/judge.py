@@ -14,6 +14,13 @@ import click
 from labeler.cli.base import db_option, echo_json, main, open_store
 
 FORMATS = ("table", "json", "markdown")
+_table_or_json = click.option(
+    "--format",
+    "out_format",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+)
 
 
 @main.group("judge")
@@ -25,6 +32,14 @@ def judge_group() -> None:
     Example:
         labeler judge import deepeval_run.json && labeler judge report
     """
+
+
+def _echo_result(result, out_format: str) -> None:
+    """A command's result as JSON (``--format json``) or as its one-paragraph summary."""
+    if out_format == "json":
+        echo_json(result.as_dict())
+    else:
+        click.echo(result.summary())
 
 
 def _parse_options(metric_scales: tuple[str, ...], thresholds: tuple[str, ...]) -> tuple:
@@ -70,13 +85,7 @@ def _parse_options(metric_scales: tuple[str, ...], thresholds: tuple[str, ...]) 
     help="Name the person of a Ragas annotated file (default: ragas-annotator).",
 )
 @click.option("--chunking", default=None, help="Chunking of the chunk ids (default: current).")
-@click.option(
-    "--format",
-    "out_format",
-    type=click.Choice(["table", "json"]),
-    default="table",
-    show_default=True,
-)
+@_table_or_json
 @db_option
 def import_cmd(
     file: str,
@@ -113,10 +122,7 @@ def import_cmd(
             reviewer=reviewer,
             chunking=chunking,
         )
-    if out_format == "json":
-        echo_json(result.as_dict())
-    else:
-        click.echo(result.summary())
+    _echo_result(result, out_format)
 
 
 @judge_group.command("sample")
@@ -137,13 +143,7 @@ def import_cmd(
 )
 @click.option("--name", default=None, help="Name of the plan (default: METRIC-JUDGE-seedS).")
 @click.option("--replace", is_flag=True, help="Replace a different plan of the same name.")
-@click.option(
-    "--format",
-    "out_format",
-    type=click.Choice(["table", "json"]),
-    default="table",
-    show_default=True,
-)
+@_table_or_json
 @db_option
 def sample_cmd(
     metric: str,
@@ -176,10 +176,7 @@ def sample_cmd(
             name=name,
             replace=replace,
         )
-    if out_format == "json":
-        echo_json(plan.as_dict())
-    else:
-        click.echo(plan.summary())
+    _echo_result(plan, out_format)
 
 
 @judge_group.command("report")
@@ -258,13 +255,7 @@ def export_cmd(
 
 
 @judge_group.command("metrics")
-@click.option(
-    "--format",
-    "out_format",
-    type=click.Choice(["table", "json"]),
-    default="table",
-    show_default=True,
-)
+@_table_or_json
 @db_option
 def metrics_cmd(out_format: str, db_path: Path) -> None:
     """List the metrics: scale, threshold, judges, how many ratings, sample plans.
