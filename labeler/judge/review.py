@@ -78,17 +78,34 @@ def plan_keys(store: Store, name: str) -> list[str]:
 
 
 def _context(
-    store: Store, plan_name: str | None, metric: str | None, judge: str | None
-) -> tuple[str, str | None]:
-    """(metric, judge) of a plan, or of one item opened with its metric (and judge)."""
+    store: Store,
+    plan_name: str | None,
+    reviewer: str,
+    metric: str | None,
+    judge: str | None,
+    chunking: str | None,
+) -> tuple[str, str, str, str | None]:
+    """(reviewer, chunking, metric, judge) of a reviewer's step: the metric and judge of a
+    plan, or of one item opened with its metric (and judge)."""
+    reviewer = check_reviewer(reviewer)
+    chunking = chunking or store.current_chunking()
     if plan_name is not None:
         plan = _plan(store, plan_name)
-        return plan["metric"], plan["judge"]
+        return reviewer, chunking, plan["metric"], plan["judge"]
     if metric is None:
         msg = "open an item of a sample plan, or name its metric"
         raise LabelerError(msg, field="metric")
     metric_scale(store, metric)  # raises for an unknown metric
-    return metric, judge
+    return reviewer, chunking, metric, judge
+
+
+def _relevance_pair(key: str) -> tuple[str, str]:
+    """(question, chunk) of a relevance item's key."""
+    pair = parse_relevance_key(key)
+    if pair is None:
+        msg = f"item {key!r} is not a (question, chunk) pair"
+        raise NotFoundError(msg, field="item")
+    return pair
 
 
 def plans_with(store: Store, metric: str, key: str) -> list[str]:
@@ -130,9 +147,9 @@ def open_item(
 ) -> ReviewItem:
     """One item of a plan as ``reviewer`` sees it; or, with ``plan_name`` None, one item of
     ``metric`` opened on its own (the report's links), ``judge`` being the one to compare."""
-    reviewer = check_reviewer(reviewer)
-    chunking = chunking or store.current_chunking()
-    metric, judge_name = _context(store, plan_name, metric, judge)
+    reviewer, chunking, metric, judge_name = _context(
+        store, plan_name, reviewer, metric, judge, chunking
+    )
     keys = plan_keys(store, plan_name) if plan_name is not None else [key]
     if key not in keys:
         msg = f"item {key!r} is not in the plan {plan_name!r}"
@@ -238,9 +255,9 @@ def give_verdict(
 ) -> None:
     """Record ``reviewer``'s verdict (a category code of the metric's scale) on a plan item,
     or, with ``plan_name`` None, on an item of ``metric``."""
-    reviewer = check_reviewer(reviewer)
-    chunking = chunking or store.current_chunking()
-    metric, judge = _context(store, plan_name, metric, judge)
+    reviewer, chunking, metric, judge = _context(
+        store, plan_name, reviewer, metric, judge, chunking
+    )
     if reviewer == judge or store.raters().get(reviewer) == "model":
         msg = f"{reviewer!r} is a judge; review under your own name"
         raise LabelerError(msg, field="reviewer")
@@ -249,11 +266,8 @@ def give_verdict(
         msg = f"expected one of {', '.join(scale.labels)}"
         raise LabelerError(msg, field="verdict")
     if metric == RELEVANCE:
-        pair = parse_relevance_key(key)
-        if pair is None:
-            msg = f"item {key!r} is not a (question, chunk) pair"
-            raise NotFoundError(msg, field="item")
-        labeling.grade(store, pair[0], pair[1], reviewer, code, chunking=chunking)
+        question_id, chunk_id = _relevance_pair(key)
+        labeling.grade(store, question_id, chunk_id, reviewer, code, chunking=chunking)
         return
     if scale.kind == "ordinal":
         store.set_rating(key, metric, reviewer, float(scale.low + code))
@@ -272,15 +286,10 @@ def save_note(
     chunking: str | None = None,
 ) -> None:
     """Why the reviewer decided as they did (after their verdict)."""
-    reviewer = check_reviewer(reviewer)
-    chunking = chunking or store.current_chunking()
-    metric, _ = _context(store, plan_name, metric, None)
+    reviewer, chunking, metric, _ = _context(store, plan_name, reviewer, metric, None, chunking)
     if metric == RELEVANCE:
-        pair = parse_relevance_key(key)
-        if pair is None:
-            msg = f"item {key!r} is not a (question, chunk) pair"
-            raise NotFoundError(msg, field="item")
-        labeling.set_note(store, pair[0], pair[1], reviewer, note, chunking=chunking)
+        question_id, chunk_id = _relevance_pair(key)
+        labeling.set_note(store, question_id, chunk_id, reviewer, note, chunking=chunking)
         return
     scale = metric_scale(store, metric)
     mine = next(

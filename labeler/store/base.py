@@ -132,6 +132,10 @@ class StoreBase:
         row = self.conn.execute(sql, params).fetchone()
         return None if row is None else row[0]
 
+    def pairs(self, sql: str, params: tuple | list | dict = ()) -> dict:
+        """{first column: second column} of a two-column query, in the query's order."""
+        return dict(self.conn.execute(sql, params).fetchall())
+
     # settings -------------------------------------------------------------------------------
 
     def get_setting(self, key: str, default: str | None = None) -> str | None:

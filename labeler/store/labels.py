@@ -499,12 +499,9 @@ class LabelStore(StoreBase):
         with the label count of every chunking beside them (a remap fills a second one)."""
 
         def count_by(column: str, where: str = "", params: tuple = ()) -> dict:
-            return dict(
-                self.conn.execute(
-                    f"SELECT {column}, count(*) FROM labels{where} GROUP BY {column}"
-                    f" ORDER BY {column}",
-                    params,
-                ).fetchall()
+            return self.pairs(
+                f"SELECT {column}, count(*) FROM labels{where} GROUP BY {column} ORDER BY {column}",
+                params,
             )
 
         in_chunking = (" WHERE chunking = ?", (chunking,))

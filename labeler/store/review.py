@@ -145,6 +145,16 @@ class ReviewStore(StoreBase):
         )
         return {row["id"]: row for row in rows}
 
+    def _reviewable_state(self, question_id: str, expected_revision: int | None) -> dict:
+        """The review state of a generated question about to change, refusing a stale page
+        (another reviewer decided since ``expected_revision``) and a question with no review."""
+        state = self.review_state(question_id)
+        self._check_revision(state, expected_revision)
+        if state["origin"] != "generated":
+            msg = f"question {question_id} is not a generated question: there is no review"
+            raise LabelerError(msg, field="question_id")
+        return state
+
     def _check_revision(self, state: dict, expected: int | None) -> None:
         if expected is None or state["revision"] == expected:
             return
@@ -212,11 +222,7 @@ class ReviewStore(StoreBase):
             raise LabelerError(msg, field="status")
         stamp = at or now()
         with self.write():
-            state = self.review_state(question_id)
-            self._check_revision(state, expected_revision)
-            if state["origin"] != "generated":
-                msg = f"question {question_id} is not a generated question: there is no review"
-                raise LabelerError(msg, field="question_id")
+            state = self._reviewable_state(question_id, expected_revision)
             if (state["status"], state["reason"], state["note"]) == (status, reason, note) and not (
                 sources
             ):
@@ -258,11 +264,7 @@ class ReviewStore(StoreBase):
         first version) in its review record and the change in the history."""
         stamp = now()
         with self.write():
-            state = self.review_state(question_id)
-            self._check_revision(state, expected_revision)
-            if state["origin"] != "generated":
-                msg = f"question {question_id} is not a generated question: there is no review"
-                raise LabelerError(msg, field="question_id")
+            state = self._reviewable_state(question_id, expected_revision)
             if (state["text"], state["reference_answer"]) == (text, reference):
                 return state["revision"]
             self.conn.execute(
@@ -465,21 +467,15 @@ class ReviewStore(StoreBase):
 
     def review_status_counts(self) -> dict[str, int]:
         """Generated questions per review status (from the queue's copy: an index count)."""
-        return dict(
-            self.conn.execute(
-                "SELECT status, count(*) FROM review_queue GROUP BY status"
-            ).fetchall()
-        )
+        return self.pairs("SELECT status, count(*) FROM review_queue GROUP BY status")
 
     def reject_reasons(self) -> dict[str, int]:
         """Rejected generated questions per reason of their current decision."""
-        return dict(
-            self.conn.execute(
-                "SELECT coalesce(r.reason, 'unknown'), count(*) FROM questions q"
-                " LEFT JOIN question_reviews r ON r.question_id = q.id"
-                " WHERE q.origin = 'generated' AND q.review_status = 'rejected'"
-                " GROUP BY 1 ORDER BY 2 DESC, 1"
-            ).fetchall()
+        return self.pairs(
+            "SELECT coalesce(r.reason, 'unknown'), count(*) FROM questions q"
+            " LEFT JOIN question_reviews r ON r.question_id = q.id"
+            " WHERE q.origin = 'generated' AND q.review_status = 'rejected'"
+            " GROUP BY 1 ORDER BY 2 DESC, 1"
         )
 
     def decision_seconds(self) -> list[float]:
@@ -493,13 +489,11 @@ class ReviewStore(StoreBase):
         ]
 
     def decisions_by_reviewer(self) -> dict[str, int]:
-        return dict(
-            self.conn.execute(
-                "SELECT reviewer, count(*) FROM review_events e WHERE action IN"
-                " ('accept', 'reject')"
-                " AND NOT EXISTS (SELECT 1 FROM review_events u WHERE u.undoes = e.id)"
-                " GROUP BY reviewer ORDER BY 2 DESC, 1"
-            ).fetchall()
+        return self.pairs(
+            "SELECT reviewer, count(*) FROM review_events e WHERE action IN"
+            " ('accept', 'reject')"
+            " AND NOT EXISTS (SELECT 1 FROM review_events u WHERE u.undoes = e.id)"
+            " GROUP BY reviewer ORDER BY 2 DESC, 1"
         )
 
     def set_source_grades(
