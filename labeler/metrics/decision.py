@@ -40,7 +40,12 @@ DEFAULT_WORLDS = 800
 ROUND = 50  # worlds per round of the simulation
 DEFAULT_SEED = 0
 TIE = 1e-12
+# The simulation sums each question's d over groups of _CELLS / pool worlds (that grouping
+# fixes the floating-point sums, so it stays), and draws and scores them _DRAW_CELLS / pool
+# worlds at a time: temporaries of a few MB that the allocator recycles, where tens of MB
+# would be fresh memory on every call (page faults: most of a first call's cost).
 _CELLS = 1 << 22
+_DRAW_CELLS = 1 << 19
 SHORTLIST = 200  # pairs weighed exactly, at least
 
 
@@ -206,20 +211,24 @@ def simulate(
     totals = np.zeros(worlds)
     counts = np.zeros(worlds)
     question_sums = np.zeros(frame.q)
-    batch = max(1, _CELLS // max(frame.n, 1))
+    batch = max(1, _CELLS // max(frame.n, 1))  # worlds whose d are summed in one step
+    step = max(1, _DRAW_CELLS // max(frame.n, 1))  # worlds drawn and scored at a time
     done = 0
     while done < worlds:
         stop = min(worlds, done + ROUND)
         for start in range(done, stop, batch):
             end = min(stop, start + batch)
-            draw = rng.random((end - start, len(free)), dtype=np.float32)
-            grades = (draw >= zero[start:end][:, cells]).astype(np.int8)
-            grades += draw >= upto_one[start:end][:, cells]
-            gradings = np.repeat(known[None, :], end - start, axis=0)
-            gradings[:, free] = grades
-            d, scored = difference.evaluate(frame, gradings)
+            d = np.empty((end - start, frame.q))
+            for first in range(start, end, step):
+                last = min(end, first + step)
+                draw = rng.random((last - first, len(free)), dtype=np.float32)
+                grades = (draw >= zero[first:last][:, cells]).astype(np.int8)
+                grades += draw >= upto_one[first:last][:, cells]
+                gradings = np.repeat(known[None, :], last - first, axis=0)
+                gradings[:, free] = grades
+                d[first - start : last - start], scored = difference.evaluate(frame, gradings)
+                counts[first:last] = scored.sum(axis=1)
             totals[start:end] = d.sum(axis=1)
-            counts[start:end] = scored.sum(axis=1)
             question_sums += d.sum(axis=0)
         done = stop
         p = _wins(totals[:done])

@@ -30,6 +30,10 @@ from labeler.metrics.contest import Contest
 EXACT_AP_UNJUDGED = 8  # 2**8 gradings per question: cheap enough to try them all
 BIG = np.iinfo(np.int32).max
 _CELLS = 1 << 22  # entries per batch of gradings: bounds memory at a few tens of MB
+# Grid cells (questions x (m2, m1) counts) per batch of nDCG's bounds. A batch holds about ten
+# arrays of this many entries at once: 2 MB each, which the allocator recycles from batch to
+# batch, where 32 MB arrays would be fresh memory (page faults, the first call's cost).
+_GRID_CELLS = 1 << 18
 RELEVANT = 2  # the grade a binary metric's "relevant" is played with
 
 
@@ -430,16 +434,23 @@ class Ndcg(Difference):
             frame, int(twos0.max(initial=0)) + most, int(ones0.max(initial=0)) + most
         )
         by_size = np.argsort(unjudged, kind="stable")
+        # The unjudged slots in that order of their questions: each batch's are a run of them.
+        place = np.empty(frame.q, dtype=np.int64)
+        place[by_size] = np.arange(frame.q)
+        free_slots = np.flatnonzero(free)
+        free_slots = free_slots[np.argsort(place[c.question[free_slots]], kind="stable")]
+        free_place = place[c.question[free_slots]]
         for batch in _batches_by_size(unjudged[by_size]):
             qs = by_size[batch]
             width = int(unjudged[qs].max(initial=0)) + 1
             sorted_desc = np.zeros((len(qs), width))
             sorted_asc = np.zeros((len(qs), width))
-            local = np.full(frame.q, -1, dtype=np.int64)
-            local[qs] = np.arange(len(qs))
-            mine = free & (local[c.question] >= 0)
-            sorted_desc[local[c.question[mine]], desc[mine] + 1] = w[mine]
-            sorted_asc[local[c.question[mine]], asc[mine] + 1] = w[mine]
+            mine = free_slots[
+                np.searchsorted(free_place, batch.start) : np.searchsorted(free_place, batch.stop)
+            ]
+            local = place[c.question[mine]] - batch.start
+            sorted_desc[local, desc[mine] + 1] = w[mine]
+            sorted_asc[local, asc[mine] + 1] = w[mine]
             prefix = {"high": np.cumsum(sorted_desc, axis=1), "low": np.cumsum(sorted_asc, axis=1)}
             m2, m1 = np.meshgrid(np.arange(width), np.arange(width), indexing="ij")
             triangle = (m2 + m1).ravel() < width
@@ -476,11 +487,12 @@ class Ndcg(Difference):
 
 
 def _batches_by_size(sizes: np.ndarray) -> list[slice]:
-    """Slices of questions (sorted by unjudged count) whose (u + 1)^2 grids fit a batch."""
+    """Slices of questions (sorted by unjudged count) whose (u + 1)^2 grids fit a batch (a
+    question wider than a batch gets one of its own)."""
     out, start = [], 0
     while start < len(sizes):
         end = start + 1
-        while end < len(sizes) and (end - start + 1) * (int(sizes[end]) + 1) ** 2 <= _CELLS:
+        while end < len(sizes) and (end - start + 1) * (int(sizes[end]) + 1) ** 2 <= _GRID_CELLS:
             end += 1
         out.append(slice(start, end))
         start = end
