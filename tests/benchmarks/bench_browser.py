@@ -45,23 +45,18 @@ import argparse
 import math
 import os
 import shutil
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:  # run from a checkout: measure this tree's labeler, not another
     sys.path.insert(0, str(REPO))
 
-from labeler.cli.serve import streamlit_command  # noqa: E402
+from tests.e2e.server import CHROMIUM, CHROMIUM_ARGS, Server  # noqa: E402
 
-CHROMIUM = os.environ.get("LABELER_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 TARGET_P50_MS = 150.0
 TARGET_P95_MS = 300.0
 TARGETS_MS = {"export": (300.0, 300.0)}  # a selectbox change, every one under 300 ms
@@ -112,12 +107,6 @@ ARM = """([key, grade]) => {
 }"""
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def percentile(values: list[float], q: float) -> float:
     """Nearest-rank percentile: the smallest value with at least q% of values at or below."""
     ordered = sorted(values)
@@ -129,39 +118,6 @@ def process_cpu(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     ticks = sum(int(v) for v in fields[11:15])
     return ticks / os.sysconf("SC_CLK_TCK")
-
-
-class Server:
-    """``streamlit run`` on the database, as ``labeler serve`` starts it."""
-
-    def __init__(self, db: Path) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        env = dict(os.environ, LABELER_DB=str(db), PYTHONPATH=str(REPO))
-        self.process = subprocess.Popen(
-            streamlit_command(self.port, address="127.0.0.1"),
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as response:
-                    if response.read() == b"ok":
-                        return
-            except OSError:
-                time.sleep(0.3)
-        self.stop()
-        msg = "streamlit did not start within 90 s"
-        raise SystemExit(msg)
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
 
 
 def wait_idle(page) -> None:

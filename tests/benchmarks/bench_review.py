@@ -247,32 +247,16 @@ def bench_list(db: Path) -> float:
 def bench_page(db: Path, keys: int, extra: tuple[str, ...] = ()) -> float | None:
     """Press A (accept) ``keys`` times; time from the key to the next question's id on screen.
     ``extra``: more ``streamlit run`` options, to compare a server setting."""
-    from labeler.cli.serve import streamlit_command
-    from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, free_port
+    from tests.e2e.server import CHROMIUM, CHROMIUM_ARGS, Server
 
     if not Path(CHROMIUM).exists():
         print("page: skipped, Debian's chromium is not installed")
         return None
     from playwright.sync_api import sync_playwright
 
-    port = free_port()
-    env = {**os.environ, "LABELER_DB": str(db), "PYTHONPATH": str(REPO)}
-    server = subprocess.Popen(
-        [*streamlit_command(port, address="127.0.0.1"), *extra],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
+    server = Server(db, extra)
+    url = server.url
     try:
-        import urllib.request
-
-        for _ in range(300):
-            try:
-                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                    break
-            except OSError:
-                time.sleep(0.2)
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -297,8 +281,7 @@ def bench_page(db: Path, keys: int, extra: tuple[str, ...] = ()) -> float | None
                 page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']")
             browser.close()
     finally:
-        server.terminate()
-        server.wait(timeout=10)
+        server.stop()
     times = [t * 1000 for t in times[3:]]  # the first few warm the caches
     p95 = percentile(times, 95)
     print(

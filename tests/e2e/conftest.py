@@ -4,28 +4,15 @@ Playwright (never `playwright install`). Skipped where chromium is missing, exce
 from __future__ import annotations
 
 import os
-import shutil
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from labeler.cli.serve import streamlit_command
+from tests.e2e.server import CHROMIUM, CHROMIUM_ARGS, Server
 
-CHROMIUM = os.environ.get("LABELER_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture(scope="session")
@@ -35,37 +22,6 @@ def chromium_path() -> str:
             pytest.fail(f"chromium not found at {CHROMIUM}: .ci/run must install Debian's chromium")
         pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
     return CHROMIUM
-
-
-class Server:
-    def __init__(self, db: Path) -> None:
-        self.db = db
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        env = dict(os.environ, LABELER_DB=str(db))
-        self.process = subprocess.Popen(
-            streamlit_command(self.port, address="127.0.0.1"),
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as response:
-                    if response.read() == b"ok":
-                        return
-            except OSError:
-                time.sleep(0.3)
-        self.stop()
-        raise RuntimeError("streamlit did not start within 60 s")
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
 
 
 @pytest.fixture
@@ -103,12 +59,20 @@ def wait_for_app(page) -> None:
     page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']")
 
 
+def ready_for_keys(page) -> None:
+    """Once a page has settled, wait a moment more and focus it: Streamlit drops a key pressed
+    in the first few hundred ms after a page settles (its key listeners attach late)."""
+    wait_for_app(page)
+    page.wait_for_timeout(700)
+    page.locator("[data-testid='stApp']").click(position={"x": 5, "y": 5})
+
+
 def screenshot(page, name: str) -> None:
     SCREENSHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=False)
 
 
-__all__ = ["screenshot", "sys", "wait_for_app"]
+__all__ = ["ready_for_keys", "screenshot", "sys", "wait_for_app"]
 
 
 @pytest.fixture
