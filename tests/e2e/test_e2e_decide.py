@@ -7,7 +7,7 @@ import re
 import pytest
 
 from labeler.store import Store
-from tests.e2e.conftest import screenshot, wait_for_app
+from tests.e2e.conftest import ready_for_keys, screenshot, wait_for_app
 
 pytestmark = pytest.mark.e2e
 
@@ -100,9 +100,7 @@ def test_a_grade_reruns_the_head_its_card_and_then_the_status(demo_db, serve, pa
     sent = Sent(page)
     page.goto(f"{server.url}/?reviewer=maria&decide=hybrid,bm25,ndcg@10")
     page.wait_for_selector(".lbl-decides")
-    wait_for_app(page)
-    page.wait_for_timeout(700)  # a key in the first moments after the page settles is dropped
-    page.locator("[data-testid='stApp']").click(position={"x": 5, "y": 5})
+    ready_for_keys(page)
     before = page.locator(".lbl-decide-status").inner_text()
     graded = sent.after(page, "0")
     assert len(graded["fragments"]) == 3  # the head, the graded card, the status line
@@ -156,9 +154,7 @@ def test_once_proven_the_band_says_so_and_leads_back(
     server = serve(loaded.path)
     page.goto(f"{server.url}/?reviewer=ana&question={question}&decide=dense,bm25,ndcg@3")
     page.wait_for_selector(".lbl-decide-status")
-    wait_for_app(page)
-    page.wait_for_timeout(700)  # a key in the first moments after the page settles is dropped
-    page.locator("[data-testid='stApp']").click(position={"x": 5, "y": 5})
+    ready_for_keys(page)
     cursor = "() => document.querySelector('.lbl-cursor')?.dataset.card"
     for _ in range(10):  # J to the chunk whose grade proves it
         if chunk in page.locator(f".st-key-{page.evaluate(cursor)} .lbl-card-head").inner_text():

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from labeler.store import Store
-from tests.e2e.conftest import screenshot, wait_for_app
+from tests.e2e.conftest import ready_for_keys, screenshot, wait_for_app
 
 pytestmark = pytest.mark.e2e
 
@@ -32,8 +32,7 @@ def test_name_grade_three_from_the_keyboard_reload(loaded: Store, serve, page) -
     wait_for_app(page)
     page.wait_for_selector(".st-key-label_card_0")
     screenshot(page, "grade-before")
-    page.wait_for_timeout(700)  # a key in the first moments after the page settles is dropped
-    page.locator("[data-testid='stApp']").click(position={"x": 5, "y": 5})
+    ready_for_keys(page)
     for key in ("2", "0", "1"):
         page.keyboard.press(key)
         wait_for_app(page)

@@ -7,7 +7,7 @@ import pytest
 from labeler import review
 from labeler.demo import load_demo
 from labeler.store import Store
-from tests.e2e.conftest import screenshot, wait_for_app
+from tests.e2e.conftest import ready_for_keys, screenshot, wait_for_app
 
 pytestmark = pytest.mark.e2e
 
@@ -52,8 +52,8 @@ def choose(page, within, label: str, option: str) -> None:
 
 def open_review(page, server, question: str = "") -> None:
     page.goto(f"{server.url}/review?reviewer=maria" + (f"&question={question}" if question else ""))
-    wait_for_app(page)
     page.wait_for_selector(".rv-head")
+    ready_for_keys(page)
 
 
 def test_decide_from_the_keyboard(demo: Store, serve, page) -> None:
