@@ -36,10 +36,10 @@ def pool(store: Store, question: Question, chunking: str) -> list[PoolEntry]:
     """
     ensure_search_pool(store, question, chunking)
     found: dict[str, list[tuple[str, int | None]]] = {}
-    for chunk_id, source, position in store.pool_sources(question.id, chunking):
+    for chunk_id, source, position in store.pools.sources(question.id, chunking):
         found.setdefault(chunk_id, []).append((source, position))
     if question.source_chunk_ids:
-        existing = store.get_chunks(chunking, list(question.source_chunk_ids))
+        existing = store.corpus.get_chunks(chunking, list(question.source_chunk_ids))
         for chunk_id in existing:
             found.setdefault(chunk_id, []).append(("generated-from", None))
     return [

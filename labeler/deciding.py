@@ -66,7 +66,7 @@ def decide_runs(
     if run_a == run_b:
         msg = f"compare two different runs, not {run_a!r} with itself"
         raise LabelerError(msg, field="run")
-    chunking = chunking or store.current_chunking()
+    chunking = chunking or store.corpus.current_chunking()
     a = resolve_run(store, run_a, chunking=chunking)
     b = resolve_run(store, run_b, chunking=chunking)
     if a.name == b.name:
@@ -106,7 +106,7 @@ def decision_queue(
     """Every unjudged pair in label-next order, grouped by question (a question's place is
     that of its most decisive pair). Kept until a label or a run changes, so the grading page
     can ask for it on every question it opens."""
-    chunking = chunking or store.current_chunking()
+    chunking = chunking or store.corpus.current_chunking()
     key = (
         str(store.path),
         run_a,
@@ -115,7 +115,7 @@ def decision_queue(
         policy,
         chunking,
         confidence,
-        store.labels_revision(),
+        store.labels.revision(),
     )
     with _KEPT_LOCK:
         kept = _KEPT.get(key)
@@ -199,7 +199,7 @@ def _queue(argument: str) -> Queue:
     comparison = Comparison.parse(argument)
 
     def rows(store: Store, chunking: str, reviewer: str, tag: str | None) -> list[dict]:
-        by_id = {r["id"]: r for r in store.queue(chunking, reviewer, tag=tag)}
+        by_id = {r["id"]: r for r in store.questions.queue(chunking, reviewer, tag=tag)}
         return [by_id[q] for q in comparison.queue(store, chunking).questions if q in by_id]
 
     def marked(store: Store, chunking: str, question_id: str) -> tuple[str, ...]:

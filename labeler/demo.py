@@ -98,7 +98,9 @@ def load_judge_demo(store: Store, folder: Path) -> list[ImportReport]:
         for _, row in iter_jsonl(notes):
             before = {
                 (r["chunk_id"], r["reviewer"]): r["note"]
-                for r in store.question_labels(row["question"], store.current_chunking())
+                for r in store.labels.question_labels(
+                    row["question"], store.corpus.current_chunking()
+                )
             }
             if before.get((row["chunk_id"], row["reviewer"])) != row["note"]:
                 set_note(store, row["question"], row["chunk_id"], row["reviewer"], row["note"])
@@ -164,10 +166,10 @@ def _review(store: Store, folder: Path) -> list[ImportReport]:
     decided = 0
     for line, row in iter_jsonl(folder / "decisions.jsonl"):
         question_id = row["question_id"]
-        if store.get_question(question_id) is None:
+        if store.questions.get(question_id) is None:
             msg = f"no generated question {question_id!r} (rebuild with data/build_demo.py)"
             raise LabelerError(msg, path=folder / "decisions.jsonl", line=line)
-        if store.review_history(question_id):
+        if store.reviews.history(question_id):
             continue
         if row["decision"] == "accept":
             accept(store, question_id, row["reviewer"], seconds=row.get("seconds"))
@@ -224,17 +226,17 @@ def _complete_pools(
     relevant unless it says otherwise), recorded as an import, so their questions open as
     finished work and the app shows both work done and work to do."""
     grades = {(cols[0], cols[2]): int(cols[3]) for _, cols in iter_columns(truth)}
-    chunking = store.current_chunking()
+    chunking = store.corpus.current_chunking()
     lines = []
-    for question_id in store.labelled_questions(chunking, reviewer):
+    for question_id in store.labels.labelled_questions(chunking, reviewer):
         if (question_id, reviewer) in marked:
             continue
         done = {
             r["chunk_id"]
-            for r in store.question_labels(question_id, chunking)
+            for r in store.labels.question_labels(question_id, chunking)
             if r["reviewer"] == reviewer
         }
-        question = store.get_question(question_id)
+        question = store.questions.get(question_id)
         for entry in pool(store, question, chunking):
             if entry.chunk_id not in done:
                 lines.append(

@@ -91,11 +91,13 @@ def disputes(
     ``tag`` keeps questions with that tag; ``pair`` keeps chunks on which those two reviewers
     both voted and differ.
     """
-    chunking = chunking or store.current_chunking()
+    chunking = chunking or store.corpus.current_chunking()
     with store.snapshot():
-        found = consensus(store.chunking_labels(chunking), store.unanswerable_marks(chunking), {})
-        settled = store.adjudication_rows(chunking)
-        tags = store.question_tag_map()
+        found = consensus(
+            store.labels.chunking_labels(chunking), store.labels.unanswerable_marks(chunking), {}
+        )
+        settled = store.adjudications.rows(chunking)
+        tags = store.questions.tag_map()
         by_question: dict[str, list] = {}
         for d in found.disagreements:
             if tag is not None and tag not in tags.get(d.question_id, ()):
@@ -109,13 +111,13 @@ def disputes(
         questions = []
         everyone: set[str] = set()
         for question_id in sorted(by_question):
-            question = store.get_question(question_id)
+            question = store.questions.get(question_id)
             notes = {
                 (r["chunk_id"], r["reviewer"]): r["note"]
-                for r in store.question_labels(question_id, chunking)
+                for r in store.labels.question_labels(question_id, chunking)
             }
             chunk_ids = [d.chunk_id for d in by_question[question_id]]
-            chunks = store.get_chunks(chunking, chunk_ids)
+            chunks = store.corpus.get_chunks(chunking, chunk_ids)
             rows = []
             for d in by_question[question_id]:
                 chunk = chunks.get(d.chunk_id)
@@ -162,8 +164,8 @@ def settle(
     core's one-line wrapper lives (``exporters.consensus`` on main, ``labeling`` once the
     faces work lands)."""
     lead = check_reviewer(lead)
-    chunking = chunking or store.current_chunking()
-    return store.set_adjudication(question_id, chunking, chunk_id, grade, lead, note=note)
+    chunking = chunking or store.corpus.current_chunking()
+    return store.adjudications.set(question_id, chunking, chunk_id, grade, lead, note=note)
 
 
 __all__ = ["DisputedChunk", "DisputedQuestion", "Disputes", "Vote", "disputes", "settle"]

@@ -72,7 +72,7 @@ class QuestionView:
 
 
 def _question(store: Store, question_id: str) -> Question:
-    question = store.get_question(question_id)
+    question = store.questions.get(question_id)
     if question is None:
         msg = f"unknown question {question_id!r}"
         raise NotFoundError(msg, field="question_id")
@@ -84,12 +84,12 @@ def open_question(
 ) -> QuestionView:
     """Everything the grading page shows for one question and one reviewer."""
     reviewer = check_reviewer(reviewer)
-    chunking = chunking or store.current_chunking()
+    chunking = chunking or store.corpus.current_chunking()
     question = _question(store, question_id)
     entries = pool(store, question, chunking)
-    chunks = store.get_chunks(chunking, [e.chunk_id for e in entries])
-    labels = store.question_labels(question_id, chunking)
-    marks = store.marks(question_id, chunking)
+    chunks = store.corpus.get_chunks(chunking, [e.chunk_id for e in entries])
+    labels = store.labels.question_labels(question_id, chunking)
+    marks = store.labels.marks(question_id, chunking)
     progress = _save_progress(store, question_id, chunking, entries, labels, marks)
     complete = progress.get(reviewer, (0, 0, False))[2]
     mine = {r["chunk_id"]: r for r in labels if r["reviewer"] == reviewer}
@@ -137,7 +137,7 @@ class Queue:
 
     ``rows(store, chunking, reviewer, tag)`` returns the queue's questions in the queue's order,
     each a dict with at least ``id`` and ``state`` (``todo``, ``started``, ``skipped`` or
-    ``done``, as ``Store.queue`` gives them). Another order is a new ``Queue`` passed to
+    ``done``, as ``store.questions.queue`` gives them). Another order is a new ``Queue`` passed to
     ``register_queue``: the grading page offers every registered queue, and ``next_question``
     walks any of them the same way.
 
@@ -168,7 +168,7 @@ class QueueFamily:
 
 
 def _by_id(store: Store, chunking: str, reviewer: str, tag: str | None) -> list[dict]:
-    return sorted(store.queue(chunking, reviewer, tag=tag), key=lambda r: r["id"])
+    return sorted(store.questions.queue(chunking, reviewer, tag=tag), key=lambda r: r["id"])
 
 
 _Q = TypeVar("_Q", Queue, QueueFamily)
@@ -215,7 +215,7 @@ def queue_rows(
     tag: str | None = None,
     chunking: str | None = None,
 ) -> list[dict]:
-    chunking = chunking or store.current_chunking()
+    chunking = chunking or store.corpus.current_chunking()
     return get_queue(queue).rows(store, chunking, check_reviewer(reviewer), tag)
 
 
@@ -226,7 +226,7 @@ def marked_chunks(
     found = get_queue(queue).marked
     if found is None:
         return frozenset()
-    return frozenset(found(store, chunking or store.current_chunking(), question_id))
+    return frozenset(found(store, chunking or store.corpus.current_chunking(), question_id))
 
 
 def next_question(
@@ -324,9 +324,11 @@ def grade(
 
     The same grade on a stale label confirms it for the chunk's new text.
     """
-    chunking = chunking or store.current_chunking()
+    chunking = chunking or store.corpus.current_chunking()
     with store.write():
-        previous = store.set_grade(question_id, chunking, chunk_id, reviewer, int(value), note=note)
+        previous = store.labels.set_grade(
+            question_id, chunking, chunk_id, reviewer, int(value), note=note
+        )
         refresh_progress(store, question_id, chunking)
     return previous
 
@@ -342,8 +344,8 @@ def set_note(
 ) -> bool:
     """A note explains a grade: it needs one, and never changes it (read and written in one
     transaction, so a regrade in another tab is never undone). True if the note changed."""
-    chunking = chunking or store.current_chunking()
-    return store.set_note(question_id, chunking, chunk_id, reviewer, note)
+    chunking = chunking or store.corpus.current_chunking()
+    return store.labels.set_note(question_id, chunking, chunk_id, reviewer, note)
 
 
 def mark(
@@ -356,12 +358,14 @@ def mark(
     chunking: str | None = None,
 ) -> None:
     """Mark a question unanswerable (no chunk in the corpus answers it) or skipped, or unmark."""
-    chunking = chunking or store.current_chunking()
+    chunking = chunking or store.corpus.current_chunking()
     with store.write():
         if unanswerable is not None:
-            store.set_mark(question_id, chunking, reviewer, mark="unanswerable", value=unanswerable)
+            store.labels.set_mark(
+                question_id, chunking, reviewer, mark="unanswerable", value=unanswerable
+            )
         if skipped is not None:
-            store.set_mark(question_id, chunking, reviewer, mark="skipped", value=skipped)
+            store.labels.set_mark(question_id, chunking, reviewer, mark="skipped", value=skipped)
         refresh_progress(store, question_id, chunking)
 
 
@@ -369,14 +373,14 @@ def add_candidate(
     store: Store, question_id: str, chunk_id: str, reviewer: str, *, chunking: str | None = None
 ) -> bool:
     """Add a chunk found with the search box to the question's pool; True if it was new."""
-    chunking = chunking or store.current_chunking()
+    chunking = chunking or store.corpus.current_chunking()
     reviewer = check_reviewer(reviewer)
     _question(store, question_id)
-    if store.get_chunk(chunking, chunk_id) is None:
+    if store.corpus.get_chunk(chunking, chunk_id) is None:
         msg = f"unknown chunk {chunk_id!r} in chunking {chunking!r}"
         raise NotFoundError(msg, field="chunk_id")
     with store.write():
-        added = store.add_to_pool(
+        added = store.pools.add(
             question_id, chunking, [chunk_id], source="search", added_by=reviewer
         )
         refresh_progress(store, question_id, chunking)
@@ -400,8 +404,8 @@ def adjudicate(
     ``adjudicate`` and ``unadjudicate``, with who, when, old and new grade and the note), which
     ``adjudications`` lists.
     """
-    chunking = chunking or store.current_chunking()
-    return store.set_adjudication(question_id, chunking, chunk_id, grade, reviewer, note=note)
+    chunking = chunking or store.corpus.current_chunking()
+    return store.adjudications.set(question_id, chunking, chunk_id, grade, reviewer, note=note)
 
 
 def adjudication_history(
@@ -409,10 +413,10 @@ def adjudication_history(
 ) -> list[dict]:
     """Every adjudication of (question, chunk), oldest first: reviewer, action, old_grade,
     new_grade, note, at."""
-    chunking = chunking or store.current_chunking()
+    chunking = chunking or store.corpus.current_chunking()
     return [
         {k: v for k, v in event.items() if k != "chunk_id"}
-        for event in store.label_history(question_id, chunking)
+        for event in store.labels.history(question_id, chunking)
         if event["chunk_id"] == chunk_id and event["action"] in ("adjudicate", "unadjudicate")
     ]
 
@@ -428,8 +432,8 @@ def refresh_progress(store: Store, question_id: str, chunking: str) -> None:
         question_id,
         chunking,
         entries,
-        store.question_labels(question_id, chunking),
-        store.marks(question_id, chunking),
+        store.labels.question_labels(question_id, chunking),
+        store.labels.marks(question_id, chunking),
     )
 
 
@@ -471,25 +475,25 @@ def _save_progress(
     question is a read. The write re-reads labels and marks inside its transaction: progress
     computed from a read that another reviewer's grade overtook is never stored."""
     result = _compute_progress(entries, labels, marks)
-    stored = store.question_progress(question_id, chunking)
+    stored = store.progress.of_question(question_id, chunking)
     if all(stored.get(r) == v for r, v in result.items()):
         return result
     with store.write():
         result = _compute_progress(
             entries,
-            store.question_labels(question_id, chunking),
-            store.marks(question_id, chunking),
+            store.labels.question_labels(question_id, chunking),
+            store.labels.marks(question_id, chunking),
         )
-        store.save_progress(question_id, chunking, [(r, *v) for r, v in result.items()])
+        store.progress.save(question_id, chunking, [(r, *v) for r, v in result.items()])
     return result
 
 
 def progress(store: Store, reviewer: str | None, *, chunking: str | None = None) -> dict[str, int]:
     """Questions fully graded by this reviewer and by everyone, the total, and grades today."""
-    chunking = chunking or store.current_chunking()
-    counts = store.progress_counts(chunking, reviewer)
+    chunking = chunking or store.corpus.current_chunking()
+    counts = store.progress.counts(chunking, reviewer)
     midnight = datetime.now().astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
-    counts["today"] = store.grades_since(reviewer, midnight) if reviewer else 0
+    counts["today"] = store.progress.grades_since(reviewer, midnight) if reviewer else 0
     return counts
 
 

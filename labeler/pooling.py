@@ -1,7 +1,7 @@
 """Search pools computed ahead, so that opening a question never waits for the search.
 
 A question's pool holds the top ``SEARCH_POOL_SIZE`` of the exact BM25 search on its text
-(``Store.pool_search``). At a million chunks that search takes a tenth of a second to a second,
+(``store.search.pool_search``). At a million chunks that search takes a tenth of a second to a second,
 so it is computed before the reviewer gets there: a ``PoolWorker`` thread computes the pools of
 the next questions in the reviewer's queue, and ``labeler pool --compute`` fills them all.
 
@@ -46,13 +46,13 @@ log = logging.getLogger(__name__)
 
 def pool_key(store: Store, question: Question, chunking: str) -> str:
     """Changes when the question's text, the corpus, the pool size or the method changes."""
-    revision = store.chunks_revision(chunking)
+    revision = store.corpus.chunks_revision(chunking)
     return text_hash(f"{question.text}\x00{revision}\x00{SEARCH_POOL_SIZE}\x00{SEARCH_METHOD}")
 
 
 def pool_ready(store: Store, question: Question, chunking: str) -> bool:
     """True when the question's search pool is stored and current: opening it is a read."""
-    return store.fts_pool_hash(question.id, chunking) == pool_key(store, question, chunking)
+    return store.pools.fts_pool_hash(question.id, chunking) == pool_key(store, question, chunking)
 
 
 def _worker_id(prefix: str) -> str:
@@ -79,11 +79,11 @@ def ensure_search_pool(
     (polling the database), and taken over if its claim goes stale.
     """
     key = pool_key(store, question, chunking)
-    if store.fts_pool_hash(question.id, chunking) == key:
+    if store.pools.fts_pool_hash(question.id, chunking) == key:
         return "ready"  # the common case, a read: no write lock for a claim
     worker = worker or _worker_id("open")
     while True:
-        state = store.claim_fts_pool(
+        state = store.pools.claim_fts_pool(
             question.id, chunking, key, worker, stale_before=_stale_before()
         )
         if state == "ready":
@@ -95,18 +95,18 @@ def ensure_search_pool(
             give_up = time.monotonic() + CLAIM_STALE_S
             while time.monotonic() < give_up:
                 time.sleep(WAIT_POLL_S)
-                if store.fts_pool_hash(question.id, chunking) == key:
+                if store.pools.fts_pool_hash(question.id, chunking) == key:
                     return "ready"
             continue
         try:
             started = time.perf_counter()
-            hits = store.pool_search(chunking, question.text, limit=SEARCH_POOL_SIZE)
+            hits = store.search.pool_search(chunking, question.text, limit=SEARCH_POOL_SIZE)
             elapsed = (time.perf_counter() - started) * 1000
         except BaseException:
             with contextlib.suppress(Exception):
-                store.release_fts_claim(question.id, chunking, worker)
+                store.pools.release_fts_claim(question.id, chunking, worker)
             raise
-        wrote = store.save_fts_pool(
+        wrote = store.pools.save_fts_pool(
             question.id, chunking, key, hits, worker=worker, search_ms=round(elapsed, 1)
         )
         return "written" if wrote else "ready"
@@ -146,11 +146,11 @@ def compute_pools(
     """
     started = time.perf_counter()
     worker = _worker_id("compute")
-    stored = store.fts_pool_hashes(chunking)
+    stored = store.pools.fts_pool_hashes(chunking)
     written = current = 0
     missing: list[str] = []
     for question_id in question_ids:
-        question = store.get_question(question_id)
+        question = store.questions.get(question_id)
         if question is None:
             missing.append(question_id)
         elif stored.get(question_id) == pool_key(store, question, chunking):
@@ -305,7 +305,7 @@ class PoolWorker:
                 self._put_first(chunking, upcoming_questions(rows, current, ahead))
 
     def _compute(self, store: Store, chunking: str, question_id: str) -> None:
-        question = store.get_question(question_id)
+        question = store.questions.get(question_id)
         if question is None:
             return
         if ensure_search_pool(store, question, chunking, worker=self.name, wait=False) == (
@@ -343,7 +343,7 @@ def inspect_pools(store: Store, question_ids: Iterable[str], chunking: str) -> l
 
     result = []
     for question_id in question_ids:
-        question = store.get_question(question_id)
+        question = store.questions.get(question_id)
         if question is None:
             from labeler.errors import NotFoundError
 
@@ -351,13 +351,13 @@ def inspect_pools(store: Store, question_ids: Iterable[str], chunking: str) -> l
             raise NotFoundError(msg, field="question_id")
         ensure_search_pool(store, question, chunking)
         found: dict[str, list[dict]] = {}
-        for source in store.pool_provenance(question.id, chunking):
+        for source in store.pools.provenance(question.id, chunking):
             found.setdefault(source.chunk_id, []).append(
                 {"kind": source.kind, "name": source.name, "rank": source.rank}
             )
         if question.source_chunk_ids:
             name = question.generator or "generated"
-            for chunk_id in store.get_chunks(chunking, list(question.source_chunk_ids)):
+            for chunk_id in store.corpus.get_chunks(chunking, list(question.source_chunk_ids)):
                 sources = found.setdefault(chunk_id, [])
                 if not any(s["kind"] == "generator" for s in sources):
                     sources.append({"kind": "generator", "name": name, "rank": None})

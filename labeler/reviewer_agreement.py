@@ -133,14 +133,14 @@ def reviewer_agreement(
     chunking: str | None = None,
     top: int = TOP_QUESTIONS,
 ) -> ReviewerAgreement:
-    chunking = chunking or store.current_chunking()
+    chunking = chunking or store.corpus.current_chunking()
     with store.snapshot():
-        tags = {q: tuple(t) for q, t in store.question_tag_map().items()}
+        tags = {q: tuple(t) for q, t in store.questions.tag_map().items()}
         grades: dict[tuple[str, str], dict[str, int]] = {}
-        for question_id, chunk_id, reviewer, grade in store.chunking_labels(chunking):
+        for question_id, chunk_id, reviewer, grade in store.labels.chunking_labels(chunking):
             if tag is None or tag in tags.get(question_id, ()):
                 grades.setdefault((question_id, chunk_id), {})[reviewer] = grade
-        texts = store.question_texts(sorted({q for q, _ in grades}))
+        texts = store.questions.texts(sorted({q for q, _ in grades}))
     reviewers = tuple(sorted({r for given in grades.values() for r in given}))
     overall = _alpha(grades)
     by_tag: dict[str, GroupAlpha] = {}

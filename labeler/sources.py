@@ -55,13 +55,13 @@ def current_labels(
     from labeler.metrics.tables import Qrels
 
     chosen = get_policy(policy)
-    chunking = chunking or store.current_chunking()
+    chunking = chunking or store.corpus.current_chunking()
     with store.snapshot():
-        questions = store.accepted_question_ids()
+        questions = store.questions.accepted_ids()
         wanted = set(questions)
-        labels = [row for row in store.chunking_labels(chunking) if row[0] in wanted]
-        marks = [row for row in store.unanswerable_marks(chunking) if row[0] in wanted]
-        adjudications = store.adjudications(chunking)
+        labels = [row for row in store.labels.chunking_labels(chunking) if row[0] in wanted]
+        marks = [row for row in store.labels.unanswerable_marks(chunking) if row[0] in wanted]
+        adjudications = store.adjudications.current(chunking)
     agreed = consensus(labels, marks, adjudications, policy=chosen, questions=wanted)
     if agreed.disagreements:
         raise DisagreementError(agreed.disagreements)
@@ -98,9 +98,9 @@ def stored_run(store: Store, name: str) -> Run:
     """An imported run, ranked as it was imported."""
     from labeler.metrics.tables import Run
 
-    rows = store.run_ranking(name)
+    rows = store.runs.ranking(name)
     if not rows:
-        known = ", ".join(store.run_names()) or "none imported yet"
+        known = ", ".join(store.runs.names()) or "none imported yet"
         raise NotFoundError(f"no imported run named {name!r} (runs: {known})", field="run")
     return Run.from_rows(
         name, [r[0] for r in rows], [r[1] for r in rows], ranks=[r[2] for r in rows]
@@ -109,11 +109,11 @@ def stored_run(store: Store, name: str) -> Run:
 
 def resolve_run(store: Store, spec: str, *, chunking: str | None = None) -> Run:
     """``--run X``: the imported run named X, else the run file X."""
-    if spec in set(store.run_names()):
+    if spec in set(store.runs.names()):
         return stored_run(store, spec)
     if Path(spec).is_file():
         return checked_run(store, spec, chunking=chunking)
-    known = ", ".join(store.run_names()) or "none imported yet"
+    known = ", ".join(store.runs.names()) or "none imported yet"
     msg = f"{spec!r} is neither an imported run (runs: {known}) nor a file"
     raise LabelerError(msg, field="run")
 

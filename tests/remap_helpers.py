@@ -49,20 +49,20 @@ def setup(
 ) -> None:
     """Document ``doc_id`` with ``text`` cut into chunking v1, and its new version (the same
     text unless ``new_text``; under ``new_doc_id`` when given) cut into chunking v2."""
-    store.upsert_questions(QUESTIONS)
-    store.upsert_documents([{"id": doc_id, "title": "Returns", "text": text}])
-    store.ensure_chunking("v1")
-    store.upsert_chunks("v1", chunks_of(doc_id, text, v1))
+    store.questions.upsert(QUESTIONS)
+    store.corpus.upsert_documents([{"id": doc_id, "title": "Returns", "text": text}])
+    store.corpus.ensure_chunking("v1")
+    store.corpus.upsert_chunks("v1", chunks_of(doc_id, text, v1))
     target = new_doc_id or doc_id
     new = text if new_text is None else new_text
     if new_text is not None or new_doc_id is not None:
-        store.upsert_documents([{"id": target, "title": "Returns", "text": new}])
-    store.ensure_chunking("v2")
-    store.upsert_chunks("v2", chunks_of(target, new, v2))
+        store.corpus.upsert_documents([{"id": target, "title": "Returns", "text": new}])
+    store.corpus.ensure_chunking("v2")
+    store.corpus.upsert_chunks("v2", chunks_of(target, new, v2))
 
 
 def grade(store: Store, question: str, chunk: str, value: int, reviewer: str = "maria") -> None:
-    store.set_grade(question, "v1", chunk, reviewer, value)
+    store.labels.set_grade(question, "v1", chunk, reviewer, value)
 
 
 P_UNOPENED = "Unopened items can be returned within 30 days of delivery for a full refund."

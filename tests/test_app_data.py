@@ -34,9 +34,9 @@ def test_an_uploaded_qrels_file_is_imported_as_that_reviewer(page: AppTest, load
     page.run()
     page.button(key="data_import").click().run()
     assert notes(page, "ok") == ["qrels: 1 added, 0 updated, 0 unchanged (reviewer 'assessors')"]
-    assert [(r["chunk_id"], r["reviewer"]) for r in loaded.question_labels("q1", "default")] == [
-        ("rate-limits", "assessors")
-    ]
+    assert [
+        (r["chunk_id"], r["reviewer"]) for r in loaded.labels.question_labels("q1", "default")
+    ] == [("rate-limits", "assessors")]
 
 
 def test_a_bad_upload_shows_the_error_and_writes_nothing(page: AppTest, loaded: Store) -> None:
@@ -78,12 +78,12 @@ def test_the_form_is_built_from_the_importer_registry(page: AppTest) -> None:
 
 
 def test_a_changed_text_is_refused_unless_the_box_is_ticked(page: AppTest, loaded: Store) -> None:
-    loaded.set_grade("q1", "default", "pagination", "ana", 1)
+    loaded.labels.set_grade("q1", "default", "pagination", "ana", 1)
     content = b'{"id": "pagination", "text": "Pass next_cursor to page."}\n'
     upload(page, "chunks", "again.jsonl", content)
     assert notes(page, "error")[0].startswith('again.jsonl:1: field "text": changes the text of 1')
-    assert loaded.get_chunk("default", "pagination").text.startswith("Use the next_cursor")
+    assert loaded.corpus.get_chunk("default", "pagination").text.startswith("Use the next_cursor")
     page.checkbox(key="data_chunks_replace_text").check().run()
     page.button(key="data_import").click().run()
     assert "1 label on 1 chunk whose text changed is now stale" in notes(page, "ok")[0]
-    assert [r["state"] for r in loaded.question_labels("q1", "default")] == ["stale"]
+    assert [r["state"] for r in loaded.labels.question_labels("q1", "default")] == ["stale"]

@@ -73,7 +73,9 @@ def test_next_follows_label_next_and_grading_the_queue_proves_it(project: Store)
             break
         question = at.query_params["question"]
         for chunk in marked(at):
-            project.set_grade(question, "default", chunk, "ana", TRUTH.get((question, chunk), 0))
+            project.labels.set_grade(
+                question, "default", chunk, "ana", TRUTH.get((question, chunk), 0)
+            )
         expected = decision_queue(project, "dense", "bm25", "ndcg@3", policy="median")
         at.button(key="label_key_n").click().run()
         assert not at.exception
@@ -162,7 +164,7 @@ def test_a_tag_narrows_the_queue_and_says_when_none_of_its_questions_decide(
         decision_queue(project, "dense", "bm25", "ndcg@3", policy="median").chunks["q3"]
     )
     for chunk in marked(at):
-        project.set_grade("q3", "default", chunk, "ana", TRUTH.get(("q3", chunk), 0))
+        project.labels.set_grade("q3", "default", chunk, "ana", TRUTH.get(("q3", chunk), 0))
     # q1 and q2 still decide, but not under that tag: N says so and stays.
     assert decision_queue(project, "dense", "bm25", "ndcg@3", policy="median").questions
     at.button(key="label_key_n").click().run()

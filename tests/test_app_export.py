@@ -16,10 +16,10 @@ PAGE = str(Path(__file__).resolve().parents[1] / "labeler" / "app" / "app_pages"
 
 @pytest.fixture
 def graded(loaded: Store) -> Store:
-    loaded.set_grade("q1", "default", "rate-limits", "ana", 2)
-    loaded.set_grade("q1", "default", "error-codes", "ana", 1)
-    loaded.set_grade("q2", "default", "pagination", "ana", 2)
-    loaded.set_mark("q3", "default", "ana", mark="unanswerable", value=True)
+    loaded.labels.set_grade("q1", "default", "rate-limits", "ana", 2)
+    loaded.labels.set_grade("q1", "default", "error-codes", "ana", 1)
+    loaded.labels.set_grade("q2", "default", "pagination", "ana", 2)
+    loaded.labels.set_mark("q3", "default", "ana", mark="unanswerable", value=True)
     return loaded
 
 
@@ -57,7 +57,7 @@ def test_preview_writes_nothing_then_create_writes_v1(page: AppTest, graded: Sto
     submit(page, "export_create")
     assert notes(page, "ok") == ["Created version v1 of orders."]
     assert sorted(os.listdir(out / "orders")) == ["v1"]
-    assert list(graded.recorded_versions("orders")) == [1]
+    assert list(graded.versions.recorded("orders")) == [1]
     history = table(page, "export_history")
     assert list(history["version"]) == ["v1"]
     assert list(history["status"]) == ["ok"]
@@ -78,7 +78,7 @@ def test_the_same_content_is_not_written_twice(page: AppTest, out: Path) -> None
 def test_disagreements_are_listed_then_settled_by_a_policy(
     page: AppTest, graded: Store, out: Path
 ) -> None:
-    graded.set_grade("q1", "default", "rate-limits", "ben", 0)
+    graded.labels.set_grade("q1", "default", "rate-limits", "ben", 0)
     page.run()
     submit(page, "export_create")
     assert page.error[0].value.startswith("1 disagreement(s) between reviewers.")
@@ -106,7 +106,7 @@ def test_a_second_version_shows_what_changed_and_compares(
 ) -> None:
     page.run()
     submit(page, "export_create")
-    graded.set_grade("q1", "default", "error-codes", "ana", 0)
+    graded.labels.set_grade("q1", "default", "error-codes", "ana", 0)
     submit(page, "export_preview")
     changes = table(page, "export_changes")
     assert list(changes["question"]) == ["q1"]
@@ -144,7 +144,7 @@ def test_question_text_is_never_rendered_as_markdown(page: AppTest, graded: Stor
     page.run()
     submit(page, "export_create")
     hostile = "![x](http://tracker.example/px.png) [click](http://evil.example)"
-    graded.upsert_questions([{"id": "q2", "text": hostile, "tags": ["api", "paging"]}])
+    graded.questions.upsert([{"id": "q2", "text": hostile, "tags": ["api", "paging"]}])
     submit(page, "export_create")
     rendered = [m.value for m in page.markdown] + [c.value for c in page.caption]
     assert not any("tracker.example" in text for text in rendered)

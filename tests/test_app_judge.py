@@ -74,7 +74,7 @@ def test_spot_check_is_blind_until_the_verdict(planned: Store, monkeypatch) -> N
     assert "gpt" not in before
     assert "appear once you have given yours" in before
     at.button(key="judge_key_1").click().run()
-    ratings = planned.item_ratings("Faithfulness", "ans-1", "default")
+    ratings = planned.ratings.item_ratings("Faithfulness", "ans-1", "default")
     assert [(r["rater"], r["value"], r["passed"]) for r in ratings if r["kind"] == "human"] == [
         ("ana", 1.0, 1)
     ]
@@ -95,12 +95,14 @@ def test_spot_check_note_and_change_of_verdict(planned: Store, monkeypatch) -> N
     at.button(key="judge_unlock").click().run()
     at.button(key="judge_key_0").click().run()
     [mine] = [
-        r for r in planned.item_ratings("Faithfulness", "ans-2", "default") if r["rater"] == "ana"
+        r
+        for r in planned.ratings.item_ratings("Faithfulness", "ans-2", "default")
+        if r["rater"] == "ana"
     ]
     assert (mine["value"], mine["rationale"]) == (0.0, "the pages are cursors")
     events = [
         (e["action"], e["new_value"])
-        for e in planned.rating_history("ans-2")
+        for e in planned.ratings.history("ans-2")
         if e["rater"] == "ana"
     ]
     assert events == [("rate", 1.0), ("rate", 0.0)]
@@ -128,12 +130,12 @@ def test_adjudication_by_key_records_the_final_grade(disputed: Store, monkeypatc
     assert "Settled: 0 of 2 disputed chunks" in [p.proto.text for p in at.get("progress")]
     first = at.session_state["adjudicate_chunk_ids"][at.session_state["adjudicate_cursor"]]
     at.button(key="adjudicate_key_1").click().run()
-    assert disputed.adjudication("q1", "default", first)["grade"] == 1
-    assert disputed.adjudication("q1", "default", first)["reviewer"] == "lead"
+    assert disputed.adjudications.get("q1", "default", first)["grade"] == 1
+    assert disputed.adjudications.get("q1", "default", first)["reviewer"] == "lead"
     second = at.session_state["adjudicate_chunk_ids"][at.session_state["adjudicate_cursor"]]
     assert second != first
     at.button(key="adjudicate_key_0").click().run()
-    assert disputed.adjudication("q1", "default", second)["grade"] == 0
+    assert disputed.adjudications.get("q1", "default", second)["grade"] == 0
     assert "Settled: 2 of 2 disputed chunks" in [p.proto.text for p in at.get("progress")]
 
 
@@ -194,7 +196,7 @@ def test_report_page_shows_the_sentence_and_the_disagreements(
 
 
 def test_an_item_outside_any_plan_opens_from_the_report(planned: Store, monkeypatch) -> None:
-    planned.delete_plan("faith")
+    planned.plans.delete("faith")
     at = open_page(
         planned.path, monkeypatch, "judge_review", metric="Faithfulness", item="ans-2", judge="J"
     )
@@ -202,7 +204,9 @@ def test_an_item_outside_any_plan_opens_from_the_report(planned: Store, monkeypa
     assert "no" not in [t.value for t in at.text]  # the judge's rationale, still blind
     at.button(key="judge_key_0").click().run()
     [mine] = [
-        r for r in planned.item_ratings("Faithfulness", "ans-2", "default") if r["rater"] == "ana"
+        r
+        for r in planned.ratings.item_ratings("Faithfulness", "ans-2", "default")
+        if r["rater"] == "ana"
     ]
     assert (mine["value"], mine["passed"]) == (0.0, 0)
     assert "Same verdict" in every_text(at)

@@ -44,12 +44,12 @@ def test_a_grade_key_grades_the_current_chunk_as_me_and_moves_on(
     assert not app.exception
     first = app.session_state["label_chunk_ids"][app.session_state["label_cursor"]]
     app.button(key="label_key_2").click().run()
-    labels = loaded.question_labels("q1", "default")
+    labels = loaded.labels.question_labels("q1", "default")
     assert [(r["chunk_id"], r["reviewer"], r["grade"]) for r in labels] == [(first, "ana", 2)]
     assert app.session_state["label_cursor"] == 1
     app.button(key="label_key_0").click().run()
-    assert len(loaded.question_labels("q1", "default")) == 2
-    history = loaded.label_history("q1")
+    assert len(loaded.labels.question_labels("q1", "default")) == 2
+    history = loaded.labels.history("q1")
     assert [(e["reviewer"], e["new_grade"]) for e in history] == [("ana", 2), ("ana", 0)]
 
 
@@ -58,9 +58,9 @@ def test_clicking_a_grade_on_a_card_saves_it(app: AppTest, loaded: Store) -> Non
     app.run()
     chunk_id = app.session_state["label_chunk_ids"][1]
     app.segmented_control(key=f"label_grade::q2::{chunk_id}").set_value(1).run()
-    assert [(r["chunk_id"], r["grade"]) for r in loaded.question_labels("q2", "default")] == [
-        (chunk_id, 1)
-    ]
+    assert [
+        (r["chunk_id"], r["grade"]) for r in loaded.labels.question_labels("q2", "default")
+    ] == [(chunk_id, 1)]
     assert app.session_state["label_cursor"] == 1
 
 
@@ -77,10 +77,10 @@ def test_unanswerable_and_skip(app: AppTest, loaded: Store) -> None:
     app.query_params["question"] = "q3"
     app.run()
     app.button(key="label_key_u").click().run()
-    assert loaded.marks("q3", "default") == {"ana": {"unanswerable": True, "skipped": False}}
+    assert loaded.labels.marks("q3", "default") == {"ana": {"unanswerable": True, "skipped": False}}
     assert "Undo unanswerable" in app.button(key="label_key_u").label
     app.button(key="label_key_s").click().run()
-    assert loaded.marks("q3", "default")["ana"]["skipped"]
+    assert loaded.labels.marks("q3", "default")["ana"]["skipped"]
     assert app.query_params["question"] != "q3"
 
 
@@ -135,8 +135,8 @@ def test_a_hostile_deep_link_is_shown_as_text(app: AppTest) -> None:
 
 def test_chunk_text_is_shown_as_text_never_markup(loaded: Store, app: AppTest) -> None:
     hostile = "<img src=x onerror=alert(1)> ![pixel](http://example.invalid/p.png) **bold**"
-    loaded.upsert_chunks("default", [{"id": "evil", "text": hostile, "title": "<b>t</b>"}])
-    loaded.add_to_pool("q1", "default", ["evil"], source="search", added_by="ana")
+    loaded.corpus.upsert_chunks("default", [{"id": "evil", "text": hostile, "title": "<b>t</b>"}])
+    loaded.pools.add("q1", "default", ["evil"], source="search", added_by="ana")
     app.query_params["question"] = "q1"
     app.run()
     body = html_text(app)
@@ -157,7 +157,7 @@ def test_note_and_surrounding_text_open_on_request(app: AppTest, loaded: Store) 
     app.pills(key=f"label_open::q1::{chunk_id}").set_value(["note", "context"]).run()
     app.text_area(key=f"label_note::q1::{chunk_id}").input("about paging, not limits").run()
     app.button(key=f"label_note_save::q1::{chunk_id}").click().run()
-    labels = loaded.question_labels("q1", "default")
+    labels = loaded.labels.question_labels("q1", "default")
     assert [(r["chunk_id"], r["grade"], r["note"]) for r in labels] == [
         (chunk_id, 0, "about paging, not limits")
     ]
@@ -183,7 +183,7 @@ def test_the_grade_buttons_look_alike_until_the_current_chunk_has_a_grade(app: A
 def test_a_stale_label_shows_the_old_and_the_new_text(app: AppTest, loaded: Store) -> None:
     from labeler.importers import import_chunks
 
-    loaded.set_grade("q1", "default", "pagination", "ana", 1)
+    loaded.labels.set_grade("q1", "default", "pagination", "ana", 1)
     new_text = "Use next_cursor & the page size <= 100 to page."
     path = loaded.path.parent / "again.jsonl"
     path.write_text(json.dumps({"id": "pagination", "text": new_text}) + "\n", encoding="utf-8")
@@ -201,5 +201,5 @@ def test_a_stale_label_shows_the_old_and_the_new_text(app: AppTest, loaded: Stor
     assert "Use next_cursor &amp; the page size &lt;= 100 to page." in body
     assert "Use the next_cursor field to get the next page of orders." in body
     app.button(key="label_key_1").click().run()  # confirms it
-    assert [r["state"] for r in loaded.question_labels("q1", "default")] == ["current"]
+    assert [r["state"] for r in loaded.labels.question_labels("q1", "default")] == ["current"]
     assert not any(w.value.startswith("Text changed") for w in app.warning)

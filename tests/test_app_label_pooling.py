@@ -26,7 +26,7 @@ def app(loaded: Store, monkeypatch) -> AppTest:
 
 
 def _ready(store: Store, question_id: str) -> bool:
-    return pooling.pool_ready(store, store.get_question(question_id), "default")
+    return pooling.pool_ready(store, store.questions.get(question_id), "default")
 
 
 def test_opening_a_question_computes_the_next_ones_ahead(app: AppTest, loaded: Store) -> None:
@@ -37,7 +37,9 @@ def test_opening_a_question_computes_the_next_ones_ahead(app: AppTest, loaded: S
     assert PoolWorker.shared(loaded.path).wait_idle(30)
     for question_id in ("q2", "q3"):  # ana's queue after q1
         assert _ready(loaded, question_id)
-        assert loaded.fts_pool_state(question_id, "default")["computed_by"].startswith("worker:")
+        assert loaded.pools.fts_pool_state(question_id, "default")["computed_by"].startswith(
+            "worker:"
+        )
 
 
 def test_the_page_renders_while_a_worker_is_in_mid_search(app: AppTest, loaded: Store) -> None:
@@ -60,4 +62,4 @@ def test_the_page_renders_while_a_worker_is_in_mid_search(app: AppTest, loaded: 
         busy.stop()
     assert busy.written == 1
     assert all(_ready(loaded, q) for q in ("q1", "q2", "q3"))
-    assert loaded.fts_pool_state("q2", "default")["computed_by"] == busy.name
+    assert loaded.pools.fts_pool_state("q2", "default")["computed_by"] == busy.name

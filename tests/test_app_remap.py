@@ -80,7 +80,7 @@ def test_accept_records_my_label_and_moves_on(queued: Store, monkeypatch) -> Non
     at = page(queued, monkeypatch)
     at.button(key="remap_key_a").click().run()
     assert not at.exception
-    rows = queued.question_labels("q1", "v2")
+    rows = queued.labels.question_labels("q1", "v2")
     assert [(r["chunk_id"], r["reviewer"], r["grade"]) for r in rows] == [("x", "ana", 2)]
     assert position(at) == "Proposal 2 of 2 · question q1 · v1 → v2"
     assert "1 of 2 proposals decided" in [p.proto.text for p in at.get("progress")]
@@ -90,7 +90,9 @@ def test_a_grade_key_changes_the_grade_and_x_rejects(queued: Store, monkeypatch)
     at = page(queued, monkeypatch)
     at.button(key="remap_key_0").click().run()
     at.button(key="remap_key_x").click().run()
-    assert [(r["chunk_id"], r["grade"]) for r in queued.question_labels("q1", "v2")] == [("x", 0)]
+    assert [(r["chunk_id"], r["grade"]) for r in queued.labels.question_labels("q1", "v2")] == [
+        ("x", 0)
+    ]
     assert [(p.review, p.review_grade) for p in queue(queued, "v1", "v2")] == [
         ("changed", 0),
         ("rejected", None),
@@ -106,7 +108,7 @@ def test_previous_shows_a_decided_proposal_to_decide_again(queued: Store, monkey
     assert position(at).startswith("Proposal 1 of 2")
     assert notes(at) == ["Accepted with grade 2 by ana. Press a key to decide again."]
     at.button(key="remap_key_x").click().run()
-    assert queued.question_labels("q1", "v2") == []
+    assert queued.labels.question_labels("q1", "v2") == []
 
 
 def test_only_my_own_labels(queued: Store, monkeypatch) -> None:

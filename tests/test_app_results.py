@@ -36,7 +36,7 @@ def project(loaded: Store, tmp_path: Path, monkeypatch) -> Store:
         ("q2", "authentication"): 0,
     }
     for (question, chunk), grade in grades.items():
-        loaded.set_grade(question, "default", chunk, "ana", grade)
+        loaded.labels.set_grade(question, "default", chunk, "ana", grade)
     monkeypatch.setenv("LABELER_DB", str(loaded.path))
     monkeypatch.setenv("LABELER_EXPORTS", str(tmp_path / "exports"))
     return loaded
@@ -126,7 +126,7 @@ def test_label_next_lists_the_pairs_to_grade_while_open(
     run = tmp_path / "dense.trec"
     run.write_text(DENSE, encoding="utf-8")
     import_run(loaded, run)
-    loaded.set_grade("q1", "default", "rate-limits", "ana", 2)
+    loaded.labels.set_grade("q1", "default", "rate-limits", "ana", 2)
     monkeypatch.setenv("LABELER_DB", str(loaded.path))
     at = open_page()
     status = [i for i in notes(at, "info") if "proven range" in i]
@@ -154,7 +154,7 @@ def test_an_uploaded_run_is_checked_like_an_import(project: Store) -> None:
 def test_a_version_as_labels_and_two_versions_side_by_side(project: Store, tmp_path) -> None:
     out = tmp_path / "exports"
     export_testset(project, "faq", out=out, selection=Selection(tags=("paging",)))
-    project.set_grade("q1", "default", "pagination", "ana", 1)
+    project.labels.set_grade("q1", "default", "pagination", "ana", 1)
     export_testset(project, "faq", out=out)
     at = open_page()
     at.selectbox(key="results_labels").set_value("faq v1").run()

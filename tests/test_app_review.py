@@ -84,11 +84,11 @@ def test_the_page_opens_on_the_first_question_of_the_queue(app: AppTest) -> None
 def test_accept_moves_on_and_the_question_joins_the_grading_queue(app: AppTest, db: Store) -> None:
     app.run()
     app.button(key="review_key_a").click().run()
-    assert db.get_question("g1").review_status == "accepted"
-    assert [e["reviewer"] for e in db.review_history("g1")] == ["ana"]
-    assert db.review_history("g1")[0]["seconds"] is not None
-    assert "g1" in [r["id"] for r in db.queue("default", "ana")]
-    assert db.question_labels("g1", "default") == []
+    assert db.questions.get("g1").review_status == "accepted"
+    assert [e["reviewer"] for e in db.reviews.history("g1")] == ["ana"]
+    assert db.reviews.history("g1")[0]["seconds"] is not None
+    assert "g1" in [r["id"] for r in db.questions.queue("default", "ana")]
+    assert db.labels.question_labels("g1", "default") == []
     assert current(app) != "g1"
     assert "Accepted. It is in the grading queue now." in html_text(app)
 
@@ -98,7 +98,8 @@ def test_accept_with_sources_grades_them_2_under_my_name(app: AppTest, db: Store
     app.run()
     app.button(key="review_key_shift_a").click().run()
     assert [
-        (r["chunk_id"], r["grade"], r["reviewer"]) for r in db.question_labels("g2", "default")
+        (r["chunk_id"], r["grade"], r["reviewer"])
+        for r in db.labels.question_labels("g2", "default")
     ] == [("pagination", 2, "ana")]
     assert "and 1 source chunk graded 2" in html_text(app)
 
@@ -108,11 +109,11 @@ def test_reject_with_a_reason_and_other_needs_a_note(app: AppTest, db: Store) ->
     app.run()
     app.button(key="review_key_x").click().run()
     app.button(key="review_reason_7").click().run()  # Other, without a note
-    assert db.get_question("g3").review_status == "pending"
+    assert db.questions.get("g3").review_status == "pending"
     assert "needs a note" in html_text(app)
     app.text_input(key="review_note").input("asks about an old version")
     app.button(key="review_reason_7").click().run()
-    state = db.review_state("g3")
+    state = db.reviews.state("g3")
     assert (state["status"], state["reason"], state["note"], state["decided_by"]) == (
         "rejected",
         "other",
@@ -127,10 +128,10 @@ def test_edit_keeps_the_original_and_shows_the_change(app: AppTest, db: Store) -
     app.button(key="review_key_e").click().run()
     app.text_area(key="review_edit_text").input("Which field gives the next page of results?")
     app.button(key="FormSubmitter:review_edit_form-Save edit").click().run()
-    question = db.get_question("g2")
+    question = db.questions.get("g2")
     assert question.text == "Which field gives the next page of results?"
     assert question.review_status == "pending"
-    state = db.review_state("g2")
+    state = db.reviews.state("g2")
     assert (state["original_text"], state["edited_by"]) == (
         "Which field gives the next page of orders?",
         "ana",
@@ -146,19 +147,19 @@ def test_an_edit_that_empties_the_question_changes_nothing(app: AppTest, db: Sto
     app.button(key="review_key_e").click().run()
     app.text_area(key="review_edit_text").input("   ")
     app.button(key="FormSubmitter:review_edit_form-Save edit").click().run()
-    assert db.get_question("g2").text == "Which field gives the next page of orders?"
-    assert db.review_history("g2") == []
+    assert db.questions.get("g2").text == "Which field gives the next page of orders?"
+    assert db.reviews.history("g2") == []
     assert "The question cannot be empty" in html_text(app)
 
 
 def test_undo_reverts_my_last_decision(app: AppTest, db: Store) -> None:
     app.run()
     app.button(key="review_key_a").click().run()
-    assert db.get_question("g1").review_status == "accepted"
+    assert db.questions.get("g1").review_status == "accepted"
     app.button(key="review_key_u").click().run()
-    assert db.get_question("g1").review_status == "pending"
+    assert db.questions.get("g1").review_status == "pending"
     assert current(app) == "g1"
-    assert [e["action"] for e in db.review_history("g1")] == ["accept", "undo"]
+    assert [e["action"] for e in db.reviews.history("g1")] == ["accept", "undo"]
 
 
 def test_a_decision_made_meanwhile_is_a_conflict_not_an_overwrite(app: AppTest, db: Store) -> None:
@@ -166,7 +167,7 @@ def test_a_decision_made_meanwhile_is_a_conflict_not_an_overwrite(app: AppTest, 
     app.run()
     review.reject(db, "g2", "tom", "ambiguous")  # tom, in another browser
     app.button(key="review_key_a").click().run()
-    state = db.review_state("g2")
+    state = db.reviews.state("g2")
     assert (state["status"], state["decided_by"]) == ("rejected", "tom")
     body = html_text(app)
     assert "changed since you opened it: tom (reject" in body
@@ -179,18 +180,21 @@ def test_batch_reject_after_a_confirmation_with_the_count(app: AppTest, db: Stor
     app.radio(key="review_batch_action").set_value("Reject").run()
     app.selectbox(key="review_batch_reason").set_value("unrealistic").run()
     app.button(key="review_batch_prepare").click().run()
-    assert db.get_question("g1").review_status == "pending"  # nothing before confirming
+    assert db.questions.get("g1").review_status == "pending"  # nothing before confirming
     assert "Reject 2 questions as “Unrealistic for our users”?" in html_text(app)
     app.button(key="review_batch_confirm").click().run()
-    assert [db.get_question(q).review_status for q in ("g1", "g2", "g3")] == [
+    assert [db.questions.get(q).review_status for q in ("g1", "g2", "g3")] == [
         "rejected",
         "rejected",
         "pending",
     ]
-    assert {e["batch"] for q in ("g1", "g2") for e in db.review_history(q)} != {None}
+    assert {e["batch"] for q in ("g1", "g2") for e in db.reviews.history(q)} != {None}
     assert "2 rejected (U undoes the batch)." in html_text(app)
     app.button(key="review_key_u").click().run()
-    assert [db.get_question(q).review_status for q in ("g1", "g2")] == ["pending", "pending"]
+    assert [db.questions.get(q).review_status for q in ("g1", "g2")] == [
+        "pending",
+        "pending",
+    ]
 
 
 def test_question_text_is_shown_as_text_never_markup(db: Store, app: AppTest, tmp_path) -> None:

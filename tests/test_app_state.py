@@ -62,8 +62,8 @@ def in_thread(func) -> None:
 def test_a_script_run_opens_one_store_and_closes_it(tracked: Recorder) -> None:
     def run() -> None:
         with state.run_scope():
-            state.get_store().current_chunking()
-            state.get_store().question_ids()
+            state.get_store().corpus.current_chunking()
+            state.get_store().questions.ids()
             assert len(tracked.opened) == 1
             assert not tracked.opened[0].closed
 
@@ -74,11 +74,11 @@ def test_a_script_run_opens_one_store_and_closes_it(tracked: Recorder) -> None:
 
 def test_a_callback_before_the_script_shares_the_run_store(tracked: Recorder) -> None:
     def run() -> None:
-        state.get_store().question_ids()  # a widget callback: it runs before the script
+        state.get_store().questions.ids()  # a widget callback: it runs before the script
         with state.run_scope():
-            state.get_store().current_chunking()
+            state.get_store().corpus.current_chunking()
             with state.run_scope():  # a fragment running inside the full run joins it
-                state.get_store().question_ids()
+                state.get_store().questions.ids()
             assert not tracked.opened[0].closed
 
     in_thread(run)
@@ -93,12 +93,12 @@ def test_a_fragment_rerun_has_its_own_scope_and_every_run_its_own_store(
 
     def full_run() -> None:
         with state.run_scope():
-            handle.question_ids()
+            handle.questions.ids()
 
     def fragment_rerun() -> None:
-        handle.question_ids()  # the fragment's callback
+        handle.questions.ids()  # the fragment's callback
         with state.run_scope():  # the fragment body, without the entrypoint
-            handle.current_chunking()
+            handle.corpus.current_chunking()
 
     for run in (full_run, fragment_rerun, fragment_rerun, full_run):
         in_thread(run)
@@ -114,7 +114,7 @@ def test_a_reused_thread_id_never_gets_another_run_store(tracked: Recorder) -> N
 
     def run() -> None:
         with state.run_scope():
-            handle.question_ids()
+            handle.questions.ids()
 
     for _ in range(5):
         in_thread(run)
@@ -136,6 +136,6 @@ def test_several_reruns_in_two_sessions_close_every_store(tracked: Recorder) -> 
     assert tracked.opened
     assert all(store.closed for store in tracked.opened)
     with Store(tracked.opened[0].path) as store:
-        graded = store.question_labels("q1", "default")
+        graded = store.labels.question_labels("q1", "default")
     assert {r["reviewer"] for r in graded} == {"ana", "ben"}
     assert len(graded) == 6

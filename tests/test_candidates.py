@@ -4,15 +4,15 @@ from labeler.store import Store
 
 
 def test_pool_is_the_union_of_runs_search_additions_and_labels(loaded: Store, tmp_path) -> None:
-    q1 = loaded.get_question("q1")
+    q1 = loaded.questions.get("q1")
     entries = {e.chunk_id: dict(e.sources) for e in pool(loaded, q1, "default")}
     assert entries["error-codes"]["bm25"] == 1
     assert entries["rate-limits"]["bm25"] == 3
     # Full-text search on "retry 429 response client" finds both chunks that mention 429.
     assert "search:bm25" in entries["rate-limits"]
     assert "search:bm25" in entries["error-codes"]
-    loaded.add_to_pool("q1", "default", ["authentication"], source="search", added_by="ana")
-    loaded.set_grade("q1", "default", "authentication", "ben", 0)
+    loaded.pools.add("q1", "default", ["authentication"], source="search", added_by="ana")
+    loaded.labels.set_grade("q1", "default", "authentication", "ben", 0)
     entries = {e.chunk_id: dict(e.sources) for e in pool(loaded, q1, "default")}
     assert set(entries["authentication"]) == {"added:search", "labelled"}
 
@@ -21,13 +21,13 @@ def test_pool_depth_limits_each_run(loaded: Store, tmp_path) -> None:
     shallow = tmp_path / "shallow.trec"
     shallow.write_text("q3 Q0 webhooks 1 2 deep\nq3 Q0 pagination 2 1 deep\n", encoding="utf-8")
     import_run(loaded, shallow, name="deep", pool_depth=1)
-    q3 = loaded.get_question("q3")
+    q3 = loaded.questions.get("q3")
     from_run = {e.chunk_id for e in pool(loaded, q3, "default") if "deep" in dict(e.sources)}
     assert from_run == {"webhooks"}
 
 
 def test_blind_order_is_stable_and_not_the_run_order(loaded: Store) -> None:
-    q1 = loaded.get_question("q1")
+    q1 = loaded.questions.get("q1")
     first = [e.chunk_id for e in pool(loaded, q1, "default")]
     assert first == [e.chunk_id for e in pool(loaded, q1, "default")]
     assert first == sorted(first, key=lambda c: blind_key("q1", c))
@@ -35,18 +35,18 @@ def test_blind_order_is_stable_and_not_the_run_order(loaded: Store) -> None:
 
 
 def test_search_pool_is_cached_until_the_corpus_changes(loaded: Store) -> None:
-    q1 = loaded.get_question("q1")
+    q1 = loaded.questions.get("q1")
     pool(loaded, q1, "default")
-    key = loaded.fts_pool_hash("q1", "default")
+    key = loaded.pools.fts_pool_hash("q1", "default")
     pool(loaded, q1, "default")
-    assert loaded.fts_pool_hash("q1", "default") == key
-    loaded.upsert_chunks("default", [{"id": "new", "text": "retry a 429 with backoff"}])
+    assert loaded.pools.fts_pool_hash("q1", "default") == key
+    loaded.corpus.upsert_chunks("default", [{"id": "new", "text": "retry a 429 with backoff"}])
     entries = {e.chunk_id for e in pool(loaded, q1, "default")}
-    assert loaded.fts_pool_hash("q1", "default") != key
+    assert loaded.pools.fts_pool_hash("q1", "default") != key
     assert "new" in entries
 
 
 def test_describe_sources_reads_like_a_sentence(loaded: Store) -> None:
-    q1 = loaded.get_question("q1")
+    q1 = loaded.questions.get("q1")
     entry = next(e for e in pool(loaded, q1, "default") if e.chunk_id == "rate-limits")
     assert describe_sources(entry).startswith("bm25 #3, full-text search #")

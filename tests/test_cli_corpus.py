@@ -45,7 +45,7 @@ def test_a_bad_file_exits_2_with_one_line_and_writes_nothing(tmp_path, files) ->
     assert result.exit_code == 2
     assert result.output.strip().splitlines() == [f'Error: {bad}:2: field "text": missing or empty']
     with Store(db) as store:
-        assert store.count_chunks() == 0
+        assert store.corpus.count_chunks() == 0
 
 
 def test_bad_options_exit_2(tmp_path, files) -> None:

@@ -53,7 +53,7 @@ def test_json_is_exactly_the_documented_shape(db: str) -> None:
 
 
 def test_the_table_says_where_things_stand_and_what_to_grade(db: str, loaded: Store) -> None:
-    loaded.set_grade("q1", "default", "rate-limits", "ana", 2)
+    loaded.labels.set_grade("q1", "default", "rate-limits", "ana", 2)
     result = invoke("--db", db, "--run", "dense", "--run", "bm25", "--metric", "mrr@3")
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
@@ -88,8 +88,8 @@ def test_exactly_two_runs(db: str) -> None:
 
 
 def test_disagreements_need_a_policy_as_for_export(db: str, loaded: Store) -> None:
-    loaded.set_grade("q1", "default", "rate-limits", "ana", 2)
-    loaded.set_grade("q1", "default", "rate-limits", "ben", 0)
+    loaded.labels.set_grade("q1", "default", "rate-limits", "ana", 2)
+    loaded.labels.set_grade("q1", "default", "rate-limits", "ben", 0)
     result = invoke("--db", db, "--run", "dense", "--run", "bm25", "--metric", "mrr")
     assert result.exit_code == 2
     assert "choose --policy" in result.output
@@ -113,7 +113,7 @@ def test_disagreements_need_a_policy_as_for_export(db: str, loaded: Store) -> No
 
 def test_once_proven_there_is_nothing_more_to_grade(db: str, loaded: Store) -> None:
     for chunk, grade in (("rate-limits", 2), ("error-codes", 0), ("pagination", 0)):
-        loaded.set_grade("q1", "default", chunk, "ana", grade)
+        loaded.labels.set_grade("q1", "default", chunk, "ana", grade)
     result = invoke("--db", db, "--run", "dense", "--run", "bm25", "--metric", "mrr@3")
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[0] == (

@@ -15,7 +15,7 @@ def _run(db, *args: str):
 
 
 def test_pool_shows_every_source_in_each_format(loaded: Store) -> None:
-    loaded.add_to_pool("q3", "default", ["pagination"], source="search", added_by="ana")
+    loaded.pools.add("q3", "default", ["pagination"], source="search", added_by="ana")
     db = loaded.path
     shown = json.loads(_run(db, "q3", "--format", "json").output)
     assert [p["question"] for p in shown] == ["q3"]

@@ -132,7 +132,7 @@ def test_make_current_switches_the_chunking_the_app_grades(db: str, store: Store
     assert (
         run("--from", "v1", "--to", "v2", "--db", db, "--dry-run", "--make-current").exit_code == 0
     )
-    assert store.current_chunking() == "v1"
+    assert store.corpus.current_chunking() == "v1"
     result = run("--from", "v1", "--to", "v2", "--db", db, "--make-current")
     assert result.output.splitlines()[-1] == "The app now grades 'v2'; export: labeler export NAME"
-    assert store.current_chunking() == "v2"
+    assert store.corpus.current_chunking() == "v2"

@@ -122,12 +122,12 @@ def test_accept_and_reject_then_stats(db: str) -> None:
     )
     assert result.output == "1 rejected.\n"
     with Store(db) as store:
-        assert store.get_question("g2").review_status == "accepted"
+        assert store.questions.get("g2").review_status == "accepted"
         assert [
             (r["chunk_id"], r["grade"], r["reviewer"])
-            for r in store.question_labels("g2", "default")
+            for r in store.labels.question_labels("g2", "default")
         ] == [("pagination", 2, "maria")]
-        assert store.review_state("g3")["note"] == "too vague"
+        assert store.reviews.state("g3")["note"] == "too vague"
     assert json.loads(run("review", "list", "--db", db, "--format", "json").output) == {
         "questions": []
     }
@@ -177,7 +177,7 @@ def test_bad_input_exits_2_and_changes_nothing(db: str, args: list[str], message
     with Store(db) as store:
         assert table_counts(store) == before
         assert store.scalar("SELECT count(*) FROM review_events") == events
-        assert store.get_question("g1").review_status == "pending"
+        assert store.questions.get("g1").review_status == "pending"
 
 
 def test_flags_shows_and_changes_the_thresholds(db: str) -> None:

@@ -20,10 +20,10 @@ def run(*args: str):
 @pytest.fixture
 def project(loaded: Store, tmp_path: Path, monkeypatch) -> Path:
     """A graded database, the working directory in tmp_path (so exports/ lands there)."""
-    loaded.set_grade("q1", "default", "rate-limits", "ana", 2)
-    loaded.set_grade("q1", "default", "error-codes", "ana", 1)
-    loaded.set_grade("q2", "default", "pagination", "ana", 2)
-    loaded.set_mark("q3", "default", "ana", mark="unanswerable", value=True)
+    loaded.labels.set_grade("q1", "default", "rate-limits", "ana", 2)
+    loaded.labels.set_grade("q1", "default", "error-codes", "ana", 1)
+    loaded.labels.set_grade("q2", "default", "pagination", "ana", 2)
+    loaded.labels.set_mark("q3", "default", "ana", mark="unanswerable", value=True)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("LABELER_DB", str(loaded.path))
     return tmp_path
@@ -47,7 +47,7 @@ def test_export_then_again(project: Path) -> None:
 
 def test_export_json_and_changes(project: Path, loaded: Store) -> None:
     run("export", "orders")
-    loaded.set_grade("q1", "default", "error-codes", "ana", 2)
+    loaded.labels.set_grade("q1", "default", "error-codes", "ana", 2)
     data = json.loads(run("export", "orders", "--format", "json").output)
     assert (data["status"], data["version"], data["parent"]) == ("created", 2, 1)
     assert data["changes"]["labels_regraded"] == 1
@@ -56,7 +56,7 @@ def test_export_json_and_changes(project: Path, loaded: Store) -> None:
 
 
 def test_export_lists_disagreements_and_exits_2(project: Path, loaded: Store) -> None:
-    loaded.set_grade("q1", "default", "rate-limits", "ben", 0)
+    loaded.labels.set_grade("q1", "default", "rate-limits", "ben", 0)
     result = CliRunner().invoke(main, ["export", "orders"])
     assert result.exit_code == 2
     assert "Disagreements (question / chunk: reviewer grade):" in result.output
@@ -86,7 +86,7 @@ def test_export_selection_options(project: Path) -> None:
 
 def test_versions_lists_and_fails_on_a_modified_version(project: Path, loaded: Store) -> None:
     run("export", "orders")
-    loaded.set_grade("q2", "default", "webhooks", "ana", 0)
+    loaded.labels.set_grade("q2", "default", "webhooks", "ana", 0)
     run("export", "orders")
     lines = run("versions", "orders").output.splitlines()
     assert len(lines) == 2
@@ -109,8 +109,8 @@ def test_versions_lists_and_fails_on_a_modified_version(project: Path, loaded: S
 
 def test_diff_text_and_json(project: Path, loaded: Store) -> None:
     run("export", "orders")
-    loaded.upsert_questions([{"id": "q2", "text": "How do I page?", "tags": ["api", "paging"]}])
-    loaded.set_grade("q1", "default", "error-codes", "ana", 0)
+    loaded.questions.upsert([{"id": "q2", "text": "How do I page?", "tags": ["api", "paging"]}])
+    loaded.labels.set_grade("q1", "default", "error-codes", "ana", 0)
     run("export", "orders")
     text = run("diff", "orders", "v1", "latest").output
     assert text.splitlines() == [
@@ -133,7 +133,7 @@ def test_diff_text_and_json(project: Path, loaded: Store) -> None:
 
 def test_diff_escapes_control_characters(project: Path, loaded: Store) -> None:
     run("export", "orders")
-    loaded.upsert_questions([{"id": "q1", "text": "Retry \x1b[31mred\x1b[0m?", "tags": ["api"]}])
+    loaded.questions.upsert([{"id": "q1", "text": "Retry \x1b[31mred\x1b[0m?", "tags": ["api"]}])
     run("export", "orders")
     output = run("diff", "orders", "v1", "v2").output
     assert "\x1b" not in output
@@ -160,7 +160,7 @@ def test_convert_refuses_an_unknown_format(project: Path) -> None:
 
 
 def test_adjudicate_then_export(project: Path, loaded: Store) -> None:
-    loaded.set_grade("q1", "default", "rate-limits", "ben", 0)
+    loaded.labels.set_grade("q1", "default", "rate-limits", "ben", 0)
     result = run("adjudicate", "q1", "rate-limits", "1", "--reviewer", "lead", "--note", "partly")
     assert result.output == "Adjudicated q1 / rate-limits: none -> 1\n"
     data = json.loads(run("export", "orders", "--format", "json").output)

@@ -36,7 +36,7 @@ def test_database_rule(tmp_path, monkeypatch) -> None:
 def test_the_cli_and_the_app_export_to_the_same_folder(loaded: Store, tmp_path, monkeypatch):
     """Started from different folders, both write next to the database."""
     monkeypatch.delenv("LABELER_EXPORTS", raising=False)
-    loaded.set_grade("q1", "default", "rate-limits", "ana", 2)
+    loaded.labels.set_grade("q1", "default", "rate-limits", "ana", 2)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
@@ -44,7 +44,7 @@ def test_the_cli_and_the_app_export_to_the_same_folder(loaded: Store, tmp_path, 
     assert result.exit_code == 0, result.output
     folder = loaded.path.resolve().parent / "exports" / "orders"
     assert sorted(p.name for p in folder.iterdir()) == ["v1"]
-    loaded.set_grade("q2", "default", "pagination", "ana", 2)
+    loaded.labels.set_grade("q2", "default", "pagination", "ana", 2)
     monkeypatch.setenv("LABELER_DB", str(loaded.path))
     monkeypatch.chdir(tmp_path)
     page = AppTest.from_file(PAGE, default_timeout=30).run()

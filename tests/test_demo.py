@@ -54,7 +54,7 @@ def test_the_demo_has_generated_questions_to_review(store: Store) -> None:
     assert (stats["accepted"], stats["rejected"]) == (5, 3)
     assert stats["remaining"] == 32
     assert {g["value"] for g in stats["by_generator"]} == {"ragas", "acme-qgen"}
-    flagged = store.flag_counts("pending")
+    flagged = store.flags.flag_counts("pending")
     for name in (
         "duplicate",
         "answer_leak",

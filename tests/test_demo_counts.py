@@ -34,7 +34,7 @@ def test_export_and_eval_count_the_same_questions(tmp_path: Path, monkeypatch, m
             " (SELECT question_id FROM labels) AND id NOT IN (SELECT question_id FROM"
             " question_marks) ORDER BY id LIMIT 1"
         )
-        store.set_grade(unjudged, "default", "handbook-annual-leave#1", "maria", 0)
+        store.labels.set_grade(unjudged, "default", "handbook-annual-leave#1", "maria", 0)
     runner = CliRunner()
     name = f"demo-{min_grade}"
     exported = runner.invoke(

@@ -19,7 +19,7 @@ def demo(tmp_path_factory) -> Store:
 
 
 def test_two_plans_with_work_left(demo: Store) -> None:
-    plans = {p["name"]: p for p in demo.plans()}
+    plans = {p["name"]: p for p in demo.plans.all()}
     assert set(plans) == {"relevance spot-check", "faithfulness spot-check"}
     for name in plans:
         assert review.progress(demo, name, "newcomer").done == 0

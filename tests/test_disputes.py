@@ -52,12 +52,12 @@ def test_settling_is_what_the_export_uses(disputed: Store) -> None:
     assert found.questions[0].done
     assert found.next_open() == "q2"
     agreed = consensus(
-        disputed.chunking_labels("default"),
-        disputed.unanswerable_marks("default"),
-        disputed.adjudications("default"),
+        disputed.labels.chunking_labels("default"),
+        disputed.labels.unanswerable_marks("default"),
+        disputed.adjudications.current("default"),
     )
     assert agreed.grades["q1"]["rate-limits"] == 1
-    history = disputed.label_history("q1")
+    history = disputed.labels.history("q1")
     assert history[-1]["action"] == "adjudicate"
     disputes.settle(disputed, "q1", "rate-limits", None, "lead")
     assert disputes.disputes(disputed).settled == 0

@@ -172,11 +172,11 @@ def test_ragas_contexts_follow_min_grade(version: Path, tmp_path: Path) -> None:
 def test_ragas_round_trip_through_the_importer(version: Path, tmp_path: Path) -> None:
     jsonl, table = convert(version, "ragas", out=tmp_path / "ragas")
     with Store(tmp_path / "r.db") as store:
-        store.ensure_chunking("default")
-        store.upsert_chunks("default", chunk_rows())
+        store.corpus.ensure_chunking("default")
+        store.corpus.upsert_chunks("default", chunk_rows())
         result = import_ragas(store, jsonl)
         assert (result.report.added, result.by_id, result.unmatched_total) == (3, 4, 0)
-        by_text = {q.text: q for q in map(store.get_question, store.question_ids())}
+        by_text = {q.text: q for q in map(store.questions.get, store.questions.ids())}
         for question in CONTENT.questions.values():
             mine = by_text[question.question]
             assert mine.reference_answer == question.reference_answer
@@ -215,12 +215,12 @@ def test_deepeval_goldens(version: Path, tmp_path: Path) -> None:
 def test_deepeval_round_trip_keeps_ids(version: Path, tmp_path: Path) -> None:
     [path] = convert(version, "deepeval", out=tmp_path / "de")
     with Store(tmp_path / "d.db") as store:
-        store.ensure_chunking("default")
-        store.upsert_chunks("default", chunk_rows())
+        store.corpus.ensure_chunking("default")
+        store.corpus.upsert_chunks("default", chunk_rows())
         result = import_deepeval(store, path)
         assert (result.report.added, result.by_id) == (3, 4)
-        assert store.question_ids() == ["q1", "q2", "q3"]
-        q2 = store.get_question("q2")
+        assert store.questions.ids() == ["q1", "q2", "q3"]
+        q2 = store.questions.get("q2")
         assert (q2.text, q2.reference_answer, q2.source_chunk_ids) == (
             "Größe der Seite?",
             None,

@@ -25,9 +25,9 @@ from labeler.version_format import read_files, seal
 
 @pytest.fixture
 def two_versions(loaded: Store, tmp_path: Path) -> Path:
-    loaded.set_grade("q1", "default", "rate-limits", "ana", 2)
+    loaded.labels.set_grade("q1", "default", "rate-limits", "ana", 2)
     export_testset(loaded, "orders", out=tmp_path)
-    loaded.set_grade("q2", "default", "pagination", "ana", 2)
+    loaded.labels.set_grade("q2", "default", "pagination", "ana", 2)
     export_testset(loaded, "orders", out=tmp_path)
     return tmp_path
 

@@ -42,11 +42,11 @@ CHUNKS = (
 @pytest.fixture
 def graded(loaded: Store) -> Store:
     """ana graded q1's three candidates and q2's answer, and marked q3 unanswerable."""
-    loaded.set_grade("q1", "default", "rate-limits", "ana", 2)
-    loaded.set_grade("q1", "default", "error-codes", "ana", 1)
-    loaded.set_grade("q1", "default", "pagination", "ana", 0)
-    loaded.set_grade("q2", "default", "pagination", "ana", 2)
-    loaded.set_mark("q3", "default", "ana", mark="unanswerable", value=True)
+    loaded.labels.set_grade("q1", "default", "rate-limits", "ana", 2)
+    loaded.labels.set_grade("q1", "default", "error-codes", "ana", 1)
+    loaded.labels.set_grade("q1", "default", "pagination", "ana", 0)
+    loaded.labels.set_grade("q2", "default", "pagination", "ana", 2)
+    loaded.labels.set_mark("q3", "default", "ana", mark="unanswerable", value=True)
     return loaded
 
 
@@ -121,9 +121,9 @@ def test_the_manifest_describes_the_version(graded: Store, tmp_path: Path) -> No
 
 def test_exporting_again_without_change_writes_nothing(graded: Store, tmp_path: Path) -> None:
     first = export_testset(graded, "orders", out=tmp_path)
-    graded.set_grade("q1", "default", "rate-limits", "ana", 2, note="a note is not content")
-    graded.set_mark("q2", "default", "ana", mark="skipped", value=True)
-    graded.upsert_questions([{"id": "q4", "text": "Not graded, so not in a test set"}])
+    graded.labels.set_grade("q1", "default", "rate-limits", "ana", 2, note="a note is not content")
+    graded.labels.set_mark("q2", "default", "ana", mark="skipped", value=True)
+    graded.questions.upsert([{"id": "q4", "text": "Not graded, so not in a test set"}])
     again = export_testset(graded, "orders", out=tmp_path)
     assert (again.status, again.version, again.path) == ("unchanged", 1, first.path)
     assert again.plan.content_hash == first.plan.content_hash
@@ -147,18 +147,18 @@ def test_the_same_state_exports_byte_identical_apart_from_the_time(
 
 def _replace_text_and_confirm(store: Store) -> None:
     """A chunk's new text, accepted: its labels go stale, and the reviewer confirms them."""
-    store.upsert_chunks(
+    store.corpus.upsert_chunks(
         "default",
         [{"id": "pagination", "text": "Use next_cursor to page."}],
         replace_text=True,
     )
-    store.set_grade("q1", "default", "pagination", "ana", 0)
-    store.set_grade("q2", "default", "pagination", "ana", 2)
+    store.labels.set_grade("q1", "default", "pagination", "ana", 0)
+    store.labels.set_grade("q2", "default", "pagination", "ana", 2)
 
 
 CHANGES = {
-    "question text": lambda s: s.upsert_questions([{"id": "q1", "text": "How to retry a 429?"}]),
-    "reference answer": lambda s: s.upsert_questions(
+    "question text": lambda s: s.questions.upsert([{"id": "q1", "text": "How to retry a 429?"}]),
+    "reference answer": lambda s: s.questions.upsert(
         [
             {
                 "id": "q1",
@@ -167,13 +167,13 @@ CHANGES = {
             }
         ]
     ),
-    "tags": lambda s: s.upsert_questions(
+    "tags": lambda s: s.questions.upsert(
         [{"id": "q2", "text": "How do I get the next page of orders?", "tags": ["paging"]}]
     ),
-    "a grade": lambda s: s.set_grade("q1", "default", "error-codes", "ana", 2),
-    "a new label": lambda s: s.set_grade("q2", "default", "webhooks", "ana", 0),
+    "a grade": lambda s: s.labels.set_grade("q1", "default", "error-codes", "ana", 2),
+    "a new label": lambda s: s.labels.set_grade("q2", "default", "webhooks", "ana", 0),
     "a chunk text": lambda s: _replace_text_and_confirm(s),
-    "an unanswerable mark": lambda s: s.set_mark(
+    "an unanswerable mark": lambda s: s.labels.set_mark(
         "q3", "default", "ana", mark="unanswerable", value=False
     ),
 }
@@ -194,10 +194,10 @@ def test_any_change_in_content_is_a_new_hash_and_version(
 
 def test_the_manifest_says_what_changed_since_the_parent(graded: Store, tmp_path: Path) -> None:
     export_testset(graded, "orders", out=tmp_path)
-    graded.upsert_questions([{"id": "q1", "text": "How to retry a 429?", "tags": ["api"]}])
-    graded.set_grade("q1", "default", "error-codes", "ana", 2)  # regraded
-    graded.set_grade("q2", "default", "webhooks", "ana", 0)  # added
-    graded.set_mark("q3", "default", "ana", mark="unanswerable", value=False)  # q3 leaves
+    graded.questions.upsert([{"id": "q1", "text": "How to retry a 429?", "tags": ["api"]}])
+    graded.labels.set_grade("q1", "default", "error-codes", "ana", 2)  # regraded
+    graded.labels.set_grade("q2", "default", "webhooks", "ana", 0)  # added
+    graded.labels.set_mark("q3", "default", "ana", mark="unanswerable", value=False)  # q3 leaves
     second = export_testset(graded, "orders", out=tmp_path)
     assert manifest(second.path)["changes"] == {
         "parent": 1,
@@ -223,8 +223,8 @@ def test_selection_by_tag(graded: Store, tmp_path: Path) -> None:
 
 
 def test_selection_by_number_of_reviewers(graded: Store, tmp_path: Path) -> None:
-    graded.set_grade("q2", "default", "pagination", "ben", 2)
-    graded.set_mark("q3", "default", "ben", mark="unanswerable", value=True)
+    graded.labels.set_grade("q2", "default", "pagination", "ben", 2)
+    graded.labels.set_mark("q3", "default", "ben", mark="unanswerable", value=True)
     result = export_testset(graded, "two", out=tmp_path, selection=Selection(min_reviewers=2))
     assert sorted(result.plan.content.questions) == ["q2", "q3"]
     assert result.plan.counts["reviewers"] == 2
@@ -233,7 +233,7 @@ def test_selection_by_number_of_reviewers(graded: Store, tmp_path: Path) -> None
 def test_only_accepted_questions_unless_pending_are_asked_for(
     graded: Store, tmp_path: Path
 ) -> None:
-    graded.upsert_questions(
+    graded.questions.upsert(
         [
             {"id": "g1", "text": "Generated, pending?", "origin": "generated"},
             {
@@ -244,8 +244,8 @@ def test_only_accepted_questions_unless_pending_are_asked_for(
             },
         ]
     )
-    graded.set_grade("g1", "default", "webhooks", "ana", 2)
-    graded.set_grade("g2", "default", "webhooks", "ana", 2)
+    graded.labels.set_grade("g1", "default", "webhooks", "ana", 2)
+    graded.labels.set_grade("g2", "default", "webhooks", "ana", 2)
     accepted = export_testset(graded, "a", out=tmp_path)
     assert sorted(accepted.plan.content.questions) == ["q1", "q2", "q3"]
     pending = export_testset(graded, "b", out=tmp_path, selection=Selection(include_pending=True))
@@ -260,8 +260,8 @@ def test_min_grade_is_recorded_not_applied(graded: Store, tmp_path: Path) -> Non
 
 
 def test_disagreements_stop_the_export_and_are_listed(graded: Store, tmp_path: Path) -> None:
-    graded.set_grade("q1", "default", "rate-limits", "ben", 0)
-    graded.set_grade("q2", "default", "pagination", "ben", 1)
+    graded.labels.set_grade("q1", "default", "rate-limits", "ben", 0)
+    graded.labels.set_grade("q2", "default", "pagination", "ben", 1)
     with pytest.raises(DisagreementError) as caught:
         export_testset(graded, "orders", out=tmp_path)
     assert [(d.question_id, d.chunk_id) for d in caught.value.disagreements] == [
@@ -283,8 +283,8 @@ def test_disagreements_stop_the_export_and_are_listed(graded: Store, tmp_path: P
 def test_a_policy_settles_them_and_is_recorded(
     graded: Store, tmp_path: Path, policy: str, q1_grade: int, q2_grade: int
 ) -> None:
-    graded.set_grade("q1", "default", "rate-limits", "ben", 0)
-    graded.set_grade("q2", "default", "pagination", "ben", 1)
+    graded.labels.set_grade("q1", "default", "rate-limits", "ben", 0)
+    graded.labels.set_grade("q2", "default", "pagination", "ben", 1)
     result = export_testset(graded, "orders", out=tmp_path, selection=Selection(policy=policy))
     assert result.plan.content.qrels["q1"]["rate-limits"] == q1_grade
     assert result.plan.content.qrels["q2"]["pagination"] == q2_grade
@@ -294,15 +294,15 @@ def test_a_policy_settles_them_and_is_recorded(
 
 
 def test_an_adjudicated_grade_settles_a_disagreement(graded: Store, tmp_path: Path) -> None:
-    graded.set_grade("q1", "default", "rate-limits", "ben", 0)
-    graded.set_adjudication("q1", "default", "rate-limits", 1, "lead")
+    graded.labels.set_grade("q1", "default", "rate-limits", "ben", 0)
+    graded.adjudications.set("q1", "default", "rate-limits", 1, "lead")
     result = export_testset(graded, "orders", out=tmp_path)
     assert result.plan.content.qrels["q1"]["rate-limits"] == 1
     assert manifest(result.path)["counts"]["adjudicated"] == 1
 
 
 def test_unanswerable_against_a_grade_follows_the_policy(graded: Store, tmp_path: Path) -> None:
-    graded.set_mark("q2", "default", "ben", mark="unanswerable", value=True)
+    graded.labels.set_mark("q2", "default", "ben", mark="unanswerable", value=True)
     with pytest.raises(DisagreementError, match="q2 / pagination: ana 2, ben unanswerable"):
         export_testset(graded, "orders", out=tmp_path)
     kept = export_testset(graded, "max", out=tmp_path, selection=Selection(policy="max"))
@@ -324,7 +324,7 @@ def test_a_crash_before_the_rename_leaves_no_version(
     with pytest.raises(OSError, match="disk unplugged"):
         export_testset(graded, "orders", out=tmp_path)
     assert listing(tmp_path / "orders") == []
-    assert graded.recorded_versions("orders") == {}
+    assert graded.versions.recorded("orders") == {}
     monkeypatch.undo()
     assert export_testset(graded, "orders", out=tmp_path).version == 1
 
@@ -345,7 +345,7 @@ def test_a_written_version_is_read_only_and_logged(graded: Store, tmp_path: Path
     result = export_testset(graded, "orders", out=tmp_path)
     for path in result.path.iterdir():
         assert not path.stat().st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
-    record = graded.recorded_versions("orders")[1]
+    record = graded.versions.recorded("orders")[1]
     assert record["content_hash"] == result.plan.content_hash
     assert record["path"] == str(result.path.resolve())
 
@@ -355,7 +355,7 @@ def test_a_hand_edited_version_stops_the_next_export(graded: Store, tmp_path: Pa
     qrels = first.path / "qrels.tsv"
     os.chmod(qrels, 0o644)
     qrels.write_text(QRELS.replace("pagination\t2", "pagination\t1"), encoding="utf-8")
-    graded.set_grade("q2", "default", "webhooks", "ana", 0)
+    graded.labels.set_grade("q2", "default", "webhooks", "ana", 0)
     with pytest.raises(LabelerError, match=r"v1 MODIFIED: qrels\.tsv"):
         export_testset(graded, "orders", out=tmp_path)
     assert listing(tmp_path / "orders") == ["v1"]
@@ -365,14 +365,14 @@ def test_a_dry_run_writes_nothing(graded: Store, tmp_path: Path) -> None:
     result = export_testset(graded, "orders", out=tmp_path, dry_run=True)
     assert (result.status, result.version) == ("dry-run", 1)
     assert not (tmp_path / "orders").exists()
-    assert graded.recorded_versions("orders") == {}
+    assert graded.versions.recorded("orders") == {}
 
 
 def test_versions_count_up_from_one_per_folder(graded: Store, tmp_path: Path) -> None:
     export_testset(graded, "orders", out=tmp_path / "trial")
     result = export_testset(graded, "orders", out=tmp_path / "real")
     assert (result.version, result.plan.parent) == (1, None)
-    graded.set_grade("q2", "default", "webhooks", "ana", 0)
+    graded.labels.set_grade("q2", "default", "webhooks", "ana", 0)
     assert export_testset(graded, "orders", out=tmp_path / "real").version == 2
 
 
@@ -384,16 +384,18 @@ def test_nothing_to_export_is_a_clear_error(loaded: Store, tmp_path: Path) -> No
 
 
 def test_ids_that_trec_cannot_carry_are_refused(loaded: Store, tmp_path: Path) -> None:
-    loaded.upsert_questions([{"id": "q 9", "text": "Spaces in the id?"}])
-    loaded.set_grade("q 9", "default", "webhooks", "ana", 1)
+    loaded.questions.upsert([{"id": "q 9", "text": "Spaces in the id?"}])
+    loaded.labels.set_grade("q 9", "default", "webhooks", "ana", 1)
     with pytest.raises(LabelerError, match="'q 9' holds a space"):
         export_testset(loaded, "orders", out=tmp_path)
 
 
 def test_labels_of_another_chunking_are_not_in_the_version(graded: Store, tmp_path: Path) -> None:
-    graded.ensure_chunking("v2")
-    graded.upsert_chunks("v2", [{"id": "small-1", "text": "Each API key may send 100 requests."}])
-    graded.set_grade("q2", "v2", "small-1", "ana", 1)
+    graded.corpus.ensure_chunking("v2")
+    graded.corpus.upsert_chunks(
+        "v2", [{"id": "small-1", "text": "Each API key may send 100 requests."}]
+    )
+    graded.labels.set_grade("q2", "v2", "small-1", "ana", 1)
     result = export_testset(graded, "orders", out=tmp_path)
     assert "small-1" not in result.plan.content.chunks
     other = export_testset(graded, "orders-v2", out=tmp_path, chunking="v2")

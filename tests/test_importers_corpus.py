@@ -20,7 +20,7 @@ def test_jsonl_import_is_idempotent_and_reports_changes(store: Store, files) -> 
     write_jsonl(files["chunks"], edited)
     report = import_chunks(store, files["chunks"], chunking="v1")
     assert (report.added, report.updated, report.unchanged) == (0, 1, 4)
-    assert store.get_chunk("v1", "rate-limits").text.startswith("Each API key may send 120")
+    assert store.corpus.get_chunk("v1", "rate-limits").text.startswith("Each API key may send 120")
 
 
 def test_csv_and_parquet_give_the_same_chunks(store: Store, tmp_path) -> None:
@@ -41,7 +41,7 @@ def test_csv_and_parquet_give_the_same_chunks(store: Store, tmp_path) -> None:
     assert import_chunks(store, tmp_path / "c.csv", chunking="csv").added == 2
     assert import_chunks(store, tmp_path / "c.parquet", chunking="pq").added == 2
     for chunking in ("csv", "pq"):
-        a = store.get_chunk(chunking, "a")
+        a = store.corpus.get_chunk(chunking, "a")
         assert (a.text, a.doc_id, a.start, a.end) == ("alpha, with a comma", "d", 0, 19)
     metadata = dict(store.conn.execute("SELECT chunking, metadata FROM chunks WHERE id = 'a'"))
     assert metadata == {"csv": '{"page": 1}', "pq": '{"page": 1}'}
@@ -79,8 +79,8 @@ def test_a_bad_line_after_many_batches_rolls_back_the_batches(store: Store, tmp_
     path = write_jsonl(tmp_path / "big.jsonl", rows)
     with pytest.raises(LabelerError, match=r"big.jsonl:45001: field \"id\": duplicate"):
         import_chunks(store, path)
-    assert store.count_chunks() == 0
-    assert store.search_chunks("default", "text") == []
+    assert store.corpus.count_chunks() == 0
+    assert store.search.search_chunks("default", "text") == []
 
 
 def test_wrong_encoding_is_named(store: Store, tmp_path) -> None:
@@ -88,7 +88,7 @@ def test_wrong_encoding_is_named(store: Store, tmp_path) -> None:
     path.write_bytes('{"id": "a", "text": "café"}\n'.encode("latin-1"))
     with pytest.raises(LabelerError, match=r"latin1.jsonl:1: not valid UTF-8"):
         import_chunks(store, path)
-    assert store.count_chunks() == 0
+    assert store.corpus.count_chunks() == 0
 
 
 def test_documents(store: Store, tmp_path) -> None:
@@ -97,7 +97,7 @@ def test_documents(store: Store, tmp_path) -> None:
     )
     assert import_documents(store, path).added == 1
     assert not import_documents(store, path).changed
-    assert store.get_document("api")["text"] == "full text"
+    assert store.corpus.get_document("api")["text"] == "full text"
     bad = write_jsonl(tmp_path / "bad.jsonl", [{"id": "a", "text": "x"}, {"id": "a", "text": "y"}])
     with pytest.raises(LabelerError, match=r"bad.jsonl:2: field \"id\": duplicate document id"):
         import_documents(store, bad)

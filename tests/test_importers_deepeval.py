@@ -23,8 +23,8 @@ def derived(text: str) -> str:
 
 @pytest.fixture
 def corpus(store: Store) -> Store:
-    store.ensure_chunking("default")
-    store.upsert_chunks(
+    store.corpus.ensure_chunking("default")
+    store.corpus.upsert_chunks(
         "default",
         [
             {"id": "geo", "text": "Geography"},
@@ -71,14 +71,14 @@ def test_importing_the_real_json(corpus: Store) -> None:
     assert (result.contexts, result.by_id, result.exact, result.fuzzy) == (28, 0, 4, 0)
     assert result.unmatched_total == 24
     assert len(result.unmatched) == 10
-    everest = corpus.get_question(derived("What is the tallest mountain in the world?"))
+    everest = corpus.questions.get(derived("What is the tallest mountain in the world?"))
     assert (everest.origin, everest.review_status, everest.generator) == (
         "generated",
         "pending",
         "deepeval",
     )
     assert (everest.reference_answer, everest.source_chunk_ids) == ("Mount Everest", ("geo",))
-    romeo = corpus.get_question(derived("Who wrote 'Romeo and Juliet'?"))
+    romeo = corpus.questions.get(derived("Who wrote 'Romeo and Juliet'?"))
     assert romeo.source_chunk_ids == ("lit",)
     assert "1 repeated questions merged" in result.summary()
 
@@ -106,13 +106,13 @@ def test_evolutions_and_camel_case(corpus: Store, tmp_path: Path) -> None:
     path = tmp_path / "g.json"
     path.write_text(json.dumps(goldens), encoding="utf-8")
     import_deepeval(corpus, path)
-    question = corpus.get_question(derived("Where is Everest?"))
+    question = corpus.questions.get(derived("Where is Everest?"))
     assert (question.generator, question.reference_answer, question.source_chunk_ids) == (
         "deepeval",
         "In the Himalayas.",
         ("geo",),
     )
-    assert corpus.generation(question.id)["synthesizer"] == "Reasoning+Multi-context"
+    assert corpus.reviews.generation(question.id)["synthesizer"] == "Reasoning+Multi-context"
 
 
 def test_a_csv_with_metadata_as_a_python_literal(corpus: Store, tmp_path: Path) -> None:
@@ -125,7 +125,7 @@ def test_a_csv_with_metadata_as_a_python_literal(corpus: Store, tmp_path: Path) 
     )
     result = import_deepeval(corpus, path)
     assert (result.by_id, result.unmatched_total) == (1, 1)  # "gone" is no chunk; "Other" fails
-    assert corpus.get_question("q-geo").source_chunk_ids == ("geo",)
+    assert corpus.questions.get("q-geo").source_chunk_ids == ("geo",)
 
 
 def test_goldens_under_a_key_and_in_jsonl(corpus: Store, tmp_path: Path) -> None:

@@ -15,12 +15,12 @@ def test_qrels_become_a_reviewers_labels_with_history(loaded: Store, tmp_path) -
     path.write_text("q1 0 rate-limits 1\n", encoding="utf-8")
     report = import_qrels(loaded, path, reviewer="trec")
     assert (report.added, report.updated, report.unchanged) == (0, 1, 0)
-    grades = {r["chunk_id"]: r["grade"] for r in loaded.question_labels("q1", "default")}
+    grades = {r["chunk_id"]: r["grade"] for r in loaded.labels.question_labels("q1", "default")}
     # The file no longer names error-codes and webhooks: an import never deletes a label.
     assert grades == {"rate-limits": 1, "error-codes": 1, "webhooks": 0}
     history = [
         (r["chunk_id"], r["action"], r["old_grade"], r["new_grade"])
-        for r in loaded.label_history("q1")
+        for r in loaded.labels.history("q1")
     ]
     assert history[-1] == ("rate-limits", "import", 2, 1)
     assert len(history) == 4
@@ -39,7 +39,7 @@ def test_grade_map_maps_a_0_to_4_scale_and_skips_unjudged(loaded: Store, tmp_pat
     path.write_text("q1 0 rate-limits 4\nq1 0 error-codes 2\nq1 0 webhooks -1\n", encoding="utf-8")
     report = import_qrels(loaded, path, grade_map=parse_grade_map("4:2,3:2,2:1,1:1,0:0,-1:skip"))
     assert (report.added, report.skipped) == (2, 1)
-    grades = {r["chunk_id"]: r["grade"] for r in loaded.question_labels("q1", "default")}
+    grades = {r["chunk_id"]: r["grade"] for r in loaded.labels.question_labels("q1", "default")}
     assert grades == {"rate-limits": 2, "error-codes": 1}
 
 
@@ -98,8 +98,8 @@ def test_beir_folder(store: Store, tmp_path) -> None:
     )
     reports = import_beir(store, folder)
     assert [(r.kind, r.added) for r in reports] == [("chunks", 2), ("questions", 2), ("qrels", 2)]
-    assert store.get_question("9") is None
-    assert store.get_chunk("default", "d1").title == "T1"
+    assert store.questions.get("9") is None
+    assert store.corpus.get_chunk("default", "d1").title == "T1"
     assert [r.changed for r in import_beir(store, folder)] == [False, False, False]
     with pytest.raises(LabelerError, match=r"no qrels for split 'dev' \(found: test\)"):
         import_beir(store, folder, split="dev")

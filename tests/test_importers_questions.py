@@ -18,7 +18,11 @@ def test_accepts_the_names_other_tools_write(store: Store, tmp_path) -> None:
         ],
     )
     assert import_questions(store, path).added == 4
-    a, b, d = store.get_question("a"), store.get_question("b"), store.get_question("d")
+    a, b, d = (
+        store.questions.get("a"),
+        store.questions.get("b"),
+        store.questions.get("d"),
+    )
     assert (a.text, a.reference_answer) == ("Ragas style?", "yes")
     assert (b.text, b.tags) == ("DeepEval style?", ("x",))
     assert d.reference_answer == "old ragas"
@@ -28,13 +32,13 @@ def test_csv_tags_and_idempotence(store: Store, tmp_path) -> None:
     path = tmp_path / "q.csv"
     path.write_text("id,question,tags\nq1,Why?,api; limits\nq2,How?,\n", encoding="utf-8")
     assert import_questions(store, path).added == 2
-    assert store.get_question("q1").tags == ("api", "limits")
+    assert store.questions.get("q1").tags == ("api", "limits")
     assert not import_questions(store, path).changed
-    assert store.all_tags() == [("api", 1), ("limits", 1)]
+    assert store.questions.all_tags() == [("api", 1), ("limits", 1)]
     path.write_text("id,question,tags\nq1,Why?,api\nq2,How exactly?,\n", encoding="utf-8")
     report = import_questions(store, path)
     assert (report.added, report.updated) == (0, 2)
-    assert store.all_tags() == [("api", 1)]
+    assert store.questions.all_tags() == [("api", 1)]
 
 
 def test_an_update_without_a_reference_keeps_the_stored_one(store: Store, tmp_path) -> None:
@@ -42,7 +46,7 @@ def test_an_update_without_a_reference_keeps_the_stored_one(store: Store, tmp_pa
     import_questions(store, tmp_path / "a.jsonl")
     write_jsonl(tmp_path / "b.jsonl", [{"id": "q", "question": "Why?"}])
     assert not import_questions(store, tmp_path / "b.jsonl").changed
-    assert store.get_question("q").reference_answer == "So."
+    assert store.questions.get("q").reference_answer == "So."
 
 
 @pytest.mark.parametrize(
@@ -90,7 +94,7 @@ def test_generated_records_come_in_to_review_with_their_contexts(loaded: Store, 
     result = import_questions(loaded, path)
     assert (result.report.added, result.by_id, result.exact, result.unmatched_total) == (3, 1, 1, 1)
     assert "3 added" in result.summary()
-    g1 = loaded.get_question("g1")
+    g1 = loaded.questions.get("g1")
     assert (g1.origin, g1.review_status, g1.generator, g1.source_chunk_ids, g1.tags) == (
         "generated",
         "pending",
@@ -98,18 +102,18 @@ def test_generated_records_come_in_to_review_with_their_contexts(loaded: Store, 
         ("pagination",),
         ("batch-7",),
     )
-    assert loaded.generation("g1") == {
+    assert loaded.reviews.generation("g1") == {
         "synthesizer": "extract-v2",
         "persona": "developer",
         "metadata": {"synthesizer_name": "extract-v2", "persona": "developer", "k": 1},
     }
-    contexts = loaded.question_contexts("g1")
+    contexts = loaded.reviews.question_contexts("g1")
     assert [(c["how"], c["chunk_ids"]) for c in contexts] == [("id", ["pagination"]), ("none", [])]
     assert contexts[0]["text"].startswith("Use the next_cursor field")
     derived = stable_id("gen", "What signs webhooks?")
-    assert loaded.get_question(derived).source_chunk_ids == ("webhooks",)
-    assert loaded.generation(derived)["synthesizer"] == "short-form"
-    assert loaded.get_question("h9").origin == "human"
+    assert loaded.questions.get(derived).source_chunk_ids == ("webhooks",)
+    assert loaded.reviews.generation(derived)["synthesizer"] == "short-form"
+    assert loaded.questions.get("h9").origin == "human"
     again = import_questions(loaded, path)
     assert not again.report.changed
 

@@ -39,8 +39,8 @@ def corpus(store: Store) -> Store:
         .replace("objectively", "fairly")
         .replace("feedback loops", "feedback cycles")
     )
-    store.ensure_chunking("default")
-    store.upsert_chunks(
+    store.corpus.ensure_chunking("default")
+    store.corpus.upsert_chunks(
         "default",
         [
             {"id": "intro", "text": line2},  # the same text: exact
@@ -91,7 +91,7 @@ def test_importing_the_real_file(corpus: Store) -> None:
     assert result.unmatched[1].preview(20) == '## The Origin of "D…'
     sources = {
         q.id: q.source_chunk_ids
-        for q in map(corpus.get_question, corpus.question_ids())
+        for q in map(corpus.questions.get, corpus.questions.ids())
         if q.source_chunk_ids
     }
     assert sources == {
@@ -102,10 +102,10 @@ def test_importing_the_real_file(corpus: Store) -> None:
         by_line[7]: ("synthetic",),
         by_line[10]: ("what-is-ragas",),
     }
-    question = corpus.get_question(by_line[5])
+    question = corpus.questions.get(by_line[5])
     assert (question.origin, question.review_status) == ("generated", "pending")
     assert question.reference_answer.startswith("LangSmith is listed as one of")
-    pool = corpus.pool_sources(by_line[5], "default")
+    pool = corpus.pools.sources(by_line[5], "default")
     assert sorted(c for c, source, _ in pool if source == "added:suggested") == [
         "testdata-a",
         "testdata-b",
@@ -127,11 +127,11 @@ def test_a_reviewed_question_is_left_as_the_reviewer_left_it(corpus: Store, tmp_
     path.write_text(json.dumps({"user_input": "Q?", "reference": "A."}) + "\n", encoding="utf-8")
     import_ragas(corpus, path)
     qid = stable_id("ragas", "Q?")
-    corpus.upsert_questions([{"id": qid, "text": "Q, edited?", "review_status": "accepted"}])
+    corpus.questions.upsert([{"id": qid, "text": "Q, edited?", "review_status": "accepted"}])
     path.write_text(json.dumps({"user_input": "Q?", "reference": "B."}) + "\n", encoding="utf-8")
     result = import_ragas(corpus, path)
     assert (result.reviewed, result.report.skipped, result.report.updated) == (1, 1, 0)
-    question = corpus.get_question(qid)
+    question = corpus.questions.get(qid)
     assert (question.text, question.reference_answer) == ("Q, edited?", "A.")
 
 
@@ -142,7 +142,7 @@ def test_a_pending_question_follows_the_file(corpus: Store, tmp_path) -> None:
     path.write_text(json.dumps({"user_input": "Q?", "reference": "B."}) + "\n", encoding="utf-8")
     result = import_ragas(corpus, path, tags=("other",))
     assert result.report.updated == 1
-    question = corpus.get_question(stable_id("ragas", "Q?"))
+    question = corpus.questions.get(stable_id("ragas", "Q?"))
     assert (question.reference_answer, question.tags) == ("B.", ("synthetic",))
 
 
@@ -161,13 +161,15 @@ def test_the_legacy_format_question_ground_truth_contexts(corpus: Store, tmp_pat
     path.write_text(json.dumps(rows, indent=2), encoding="utf-8")
     result = import_ragas(corpus, path)
     assert (result.report.added, result.exact) == (1, 1)
-    question = corpus.get_question(stable_id("ragas", "Why sign webhooks?"))
+    question = corpus.questions.get(stable_id("ragas", "Why sign webhooks?"))
     assert (question.generator, question.reference_answer, question.source_chunk_ids) == (
         "ragas",
         "To verify the sender.",
         ("webhooks",),
     )
-    assert corpus.generation(question.id)["synthesizer"] == "simple"  # v0.1's evolution_type
+    assert (
+        corpus.reviews.generation(question.id)["synthesizer"] == "simple"
+    )  # v0.1's evolution_type
 
 
 def test_ids_and_reference_context_ids_are_used_when_given(corpus: Store, tmp_path) -> None:
@@ -182,7 +184,7 @@ def test_ids_and_reference_context_ids_are_used_when_given(corpus: Store, tmp_pa
     path.write_text(json.dumps(row) + "\n", encoding="utf-8")
     result = import_ragas(corpus, path)
     assert (result.by_id, result.unmatched_total) == (1, 0)
-    assert corpus.get_question("gen-7").source_chunk_ids == ("webhooks",)
+    assert corpus.questions.get("gen-7").source_chunk_ids == ("webhooks",)
 
 
 def test_an_annotated_testset_and_a_multi_turn_sample(corpus: Store, tmp_path) -> None:
@@ -202,9 +204,12 @@ def test_an_annotated_testset_and_a_multi_turn_sample(corpus: Store, tmp_path) -
     result = import_ragas(corpus, path)
     assert (result.report.added, result.multi_turn) == (1, 1)
     assert "1 multi-turn samples skipped" in result.summary()
-    question = corpus.get_question(stable_id("ragas", "Signed how?"))
+    question = corpus.questions.get(stable_id("ragas", "Signed how?"))
     assert question.generator == "ragas"
-    assert corpus.generation(question.id)["synthesizer"] == "single_hop_specific_query_synthesizer"
+    assert (
+        corpus.reviews.generation(question.id)["synthesizer"]
+        == "single_hop_specific_query_synthesizer"
+    )
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,7 @@ def results(store: Store, run: str) -> list[tuple]:
 
 
 def test_trec_run_takes_its_name_from_the_tag_and_keeps_its_ranks(loaded: Store) -> None:
-    assert loaded.run_names() == ["bm25"]
+    assert loaded.runs.names() == ["bm25"]
     assert results(loaded, "bm25")[:3] == [
         ("q1", 1, "error-codes", 1, 4.0),
         ("q1", 2, "pagination", 2, 3.0),

@@ -17,15 +17,15 @@ from tests.conftest import table_counts
 @pytest.fixture
 def exported(loaded: Store, tmp_path: Path):
     """A version with two reviewers, an adjudication, a policy and an unanswerable question."""
-    loaded.set_grade("q1", "default", "rate-limits", "ana", 2)
-    loaded.set_grade("q1", "default", "rate-limits", "ben", 1)
-    loaded.set_grade("q1", "default", "error-codes", "ana", 1)
-    loaded.set_grade("q1", "default", "pagination", "ben", 0)
-    loaded.set_grade("q2", "default", "pagination", "ana", 2)
-    loaded.set_grade("q2", "default", "webhooks", "ana", 0)
-    loaded.set_grade("q2", "default", "webhooks", "ben", 1)
-    loaded.set_adjudication("q2", "default", "webhooks", 0, "lead")
-    loaded.set_mark("q3", "default", "ana", mark="unanswerable", value=True)
+    loaded.labels.set_grade("q1", "default", "rate-limits", "ana", 2)
+    loaded.labels.set_grade("q1", "default", "rate-limits", "ben", 1)
+    loaded.labels.set_grade("q1", "default", "error-codes", "ana", 1)
+    loaded.labels.set_grade("q1", "default", "pagination", "ben", 0)
+    loaded.labels.set_grade("q2", "default", "pagination", "ana", 2)
+    loaded.labels.set_grade("q2", "default", "webhooks", "ana", 0)
+    loaded.labels.set_grade("q2", "default", "webhooks", "ben", 1)
+    loaded.adjudications.set("q2", "default", "webhooks", 0, "lead")
+    loaded.labels.set_mark("q3", "default", "ana", mark="unanswerable", value=True)
     return export_testset(
         loaded, "orders", out=tmp_path / "exports", selection=Selection(policy="max")
     )
@@ -55,12 +55,14 @@ def test_what_comes_in(exported, tmp_path: Path) -> None:
             "qrels: 5 added, 0 updated, 0 unchanged (reviewer 'testset:orders@v1')",
             "unanswerable: 1 added, 0 updated, 0 unchanged (reviewer 'testset:orders@v1')",
         ]
-        labels = {(r["chunk_id"], r["grade"]) for r in fresh.question_labels("q1", "default")}
+        labels = {
+            (r["chunk_id"], r["grade"]) for r in fresh.labels.question_labels("q1", "default")
+        }
         assert labels == {("rate-limits", 2), ("error-codes", 1), ("pagination", 0)}
-        assert fresh.marks("q3", "default") == {
+        assert fresh.labels.marks("q3", "default") == {
             "testset:orders@v1": {"unanswerable": True, "skipped": False}
         }
-        q2 = fresh.get_question("q2")
+        q2 = fresh.questions.get("q2")
         assert (q2.reference_answer, q2.tags, q2.review_status) == (
             "Pass next_cursor.",
             ("api", "paging"),
@@ -87,15 +89,15 @@ def test_into_the_same_database_it_came_from(exported, loaded: Store, tmp_path: 
 
 def test_a_chunk_with_another_text_is_a_conflict_not_an_overwrite(exported, tmp_path: Path) -> None:
     with Store(tmp_path / "fresh.db") as fresh:
-        fresh.ensure_chunking("default")
-        fresh.upsert_chunks("default", [{"id": "pagination", "text": "Another text."}])
+        fresh.corpus.ensure_chunking("default")
+        fresh.corpus.upsert_chunks("default", [{"id": "pagination", "text": "Another text."}])
         before = table_counts(fresh)
         with pytest.raises(LabelerError, match="'pagination' is already in chunking 'default'"):
             import_testset(fresh, exported.path)
         assert table_counts(fresh) == before
         result = import_testset(fresh, exported.path, chunking="from-orders")
         assert result.chunking == "from-orders"
-        assert fresh.get_chunk("default", "pagination").text == "Another text."
+        assert fresh.corpus.get_chunk("default", "pagination").text == "Another text."
 
 
 def test_a_modified_version_is_refused_unless_allowed(exported, tmp_path: Path) -> None:
@@ -105,9 +107,9 @@ def test_a_modified_version_is_refused_unless_allowed(exported, tmp_path: Path) 
     with Store(tmp_path / "fresh.db") as fresh:
         with pytest.raises(LabelerError, match="modified after export"):
             import_testset(fresh, exported.path)
-        assert fresh.count_questions() == 0
+        assert fresh.questions.count() == 0
         import_testset(fresh, exported.path, allow_modified=True, reviewer="restored")
-        grades = {r["chunk_id"]: r["grade"] for r in fresh.question_labels("q1", "default")}
+        grades = {r["chunk_id"]: r["grade"] for r in fresh.labels.question_labels("q1", "default")}
         assert grades["rate-limits"] == 1
 
 
@@ -127,7 +129,7 @@ def test_a_beir_folder_round_trip_gives_the_same_hash(exported, tmp_path: Path) 
     with Store(tmp_path / "fresh.db") as fresh:
         result = import_testset(fresh, tmp_path / "beir")
         assert (result.kind, result.reviewer) == ("beir", "testset:beir")
-        assert fresh.marks("q3", "default")["testset:beir"]["unanswerable"]
+        assert fresh.labels.marks("q3", "default")["testset:beir"]["unanswerable"]
         again = export_testset(fresh, "orders", out=tmp_path / "again")
     assert again.plan.content_hash == exported.plan.content_hash
 

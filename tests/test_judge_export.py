@@ -13,7 +13,8 @@ RAGAS_ANNOTATED = DATA / "formats" / "ragas" / "annotated_data.json"
 
 def snapshot(store: Store, metric: str) -> list[tuple]:
     return sorted(
-        (k, r, kind, v, p) for k, r, kind, v, p, _ in store.metric_ratings(metric, "default")
+        (k, r, kind, v, p)
+        for k, r, kind, v, p, _ in store.ratings.metric_ratings(metric, "default")
     )
 
 

@@ -28,7 +28,9 @@ def counts(store: Store) -> dict[str, int]:
 def rows(store: Store, metric: str) -> list[tuple]:
     return sorted(
         (key, rater, kind, value, passed, rationale)
-        for key, rater, kind, value, passed, rationale in store.metric_ratings(metric, "default")
+        for key, rater, kind, value, passed, rationale in store.ratings.metric_ratings(
+            metric, "default"
+        )
     )
 
 
@@ -54,14 +56,14 @@ def test_deepeval_run_reads_the_test_cases_own_metrics(store: Store) -> None:
     [(_, _, _, value, passed, reason)] = rows(store, "Faithfulness")
     assert (value, passed) == (0.45, 0)
     assert reason.startswith("## Reasoning\n\nThe response introduces **two claims**")
-    metrics = store.rating_metrics()
+    metrics = store.ratings.metrics()
     assert (metrics["Faithfulness"]["scale"], metrics["Faithfulness"]["threshold"]) == (
         "score",
         0.7,
     )
     assert metrics["Faithfulness"]["threshold_source"] == "file"
     assert metrics["Answer Relevancy"]["threshold"] == 0.5
-    item = store.rating_items_by_key([key])[key]
+    item = store.ratings.rating_items_by_key([key])[key]
     assert item["question"] == case["input"]
 
 
@@ -77,7 +79,7 @@ def test_deepeval_stated_threshold_replaces_its_own_decision(store: Store) -> No
     import_judgements(store, DEEPEVAL_RUN, thresholds={"Faithfulness": 0.4})
     [(_, _, _, value, passed, _)] = rows(store, "Faithfulness")
     assert (value, passed) == (0.45, None)  # 0.45 >= 0.4 passes now, by the stated threshold
-    stored = store.rating_metrics()["Faithfulness"]
+    stored = store.ratings.metrics()["Faithfulness"]
     assert (stored["threshold"], stored["threshold_source"]) == (0.4, "stated")
 
 
@@ -104,7 +106,7 @@ def test_deepeval_lower_is_better_metric_passes_at_or_below(store: Store, tmp_pa
     path = tmp_path / "run.json"
     path.write_text(json.dumps(run), encoding="utf-8")
     import_judgements(store, path)
-    assert store.rating_metrics()["Hallucination"]["pass_when"] == "<="
+    assert store.ratings.metrics()["Hallucination"]["pass_when"] == "<="
 
 
 def test_deepeval_skips_errored_metrics_and_counts_them(store: Store, tmp_path) -> None:
@@ -151,7 +153,7 @@ def test_ragas_annotated_imports_the_judge_and_the_person(store: Store) -> None:
     result = import_judgements(store, RAGAS_ANNOTATED)
     assert result.format == "ragas-annotated"
     assert (result.added, result.items_added) == (42, 21)
-    assert store.rating_metrics()["helpfulness"]["scale"] == "binary"
+    assert store.ratings.metrics()["helpfulness"]["scale"] == "binary"
     found = rows(store, "helpfulness")
     judge = [r for r in found if r[1] == "ragas"]
     person = [r for r in found if r[1] == "ragas-annotator"]
@@ -169,7 +171,7 @@ def test_ragas_annotated_imports_the_judge_and_the_person(store: Store) -> None:
     assert judged[5] == prompt["prompt_output"]["reason"]
     [theirs] = [r for r in person if r[0] == key]
     assert theirs[5] == prompt["edited_output"]["reason"]  # the person's own wording
-    extra = store.rating_extras("helpfulness", "ragas")[key]
+    extra = store.ratings.rating_extras("helpfulness", "ragas")[key]
     assert extra["prompts"] == first["prompts"]
 
 
@@ -179,7 +181,7 @@ def test_ragas_annotated_summary_human_side_by_hand(store: Store) -> None:
     person = [r for r in rows(store, "summary_accuracy") if r[1] == "lee"]
     assert len(person) == 19
     assert sum(r[3] for r in person) == 12
-    assert store.raters()["lee"] == "human"
+    assert store.ratings.raters()["lee"] == "human"
 
 
 def test_ragas_annotated_rejected_score_without_target_is_skipped(store: Store, tmp_path) -> None:
@@ -236,11 +238,11 @@ def test_ragas_results_csv_one_column_per_metric(store: Store, tmp_path) -> None
         "It means the order does not exist.",
         ["404 means the order does not exist.", "It's gone."],
     )
-    assert store.rating_items_by_key([key])[key]["contexts"] == [
+    assert store.ratings.rating_items_by_key([key])[key]["contexts"] == [
         "404 means the order does not exist.",
         "It's gone.",
     ]
-    assert store.rating_metrics()["faithfulness"]["threshold_source"] == "default"
+    assert store.ratings.metrics()["faithfulness"]["threshold_source"] == "default"
 
 
 def test_ragas_results_jsonl_and_a_named_judge(store: Store, tmp_path) -> None:
@@ -252,7 +254,7 @@ def test_ragas_results_jsonl_and_a_named_judge(store: Store, tmp_path) -> None:
     )
     import_judgements(store, path, judge="gpt-4o", thresholds={"faithfulness": 0.75})
     assert [(r[1], r[3]) for r in rows(store, "faithfulness")] == [("gpt-4o", 0.8)]
-    assert store.rating_metrics()["faithfulness"]["threshold"] == 0.75
+    assert store.ratings.metrics()["faithfulness"]["threshold"] == 0.75
 
 
 # the long format --------------------------------------------------------------------------------
@@ -294,18 +296,19 @@ def test_long_format_links_chunks_and_makes_human_relevance_labels(loaded: Store
     result = import_judgements(loaded, path)
     assert result.labels == {"ana": (1, 0, 0)}
     assert [
-        (r["chunk_id"], r["reviewer"], r["grade"]) for r in loaded.question_labels("q1", "default")
+        (r["chunk_id"], r["reviewer"], r["grade"])
+        for r in loaded.labels.question_labels("q1", "default")
     ] == [("rate-limits", "ana", 1)]
     relevance = rows(loaded, "relevance")
     assert [(k, r, v) for k, r, _, v, _, _ in relevance] == [
         ('["q1","rate-limits"]', "ana", 1.0),
         ('["q1","rate-limits"]', "judge-1", 2.0),
     ]
-    item = loaded.rating_items_by_key(["b"])["b"]
+    item = loaded.ratings.rating_items_by_key(["b"])["b"]
     assert item["question_id"] == "q2"  # linked by the question's exact text
     assert item["context_ids"] == ["pagination", "webhooks"]
     assert item["contexts"][0].startswith("Use the next_cursor field")
-    assert loaded.rating_metrics()["helpfulness"]["scale"] == "binary"  # inferred: all 0/1
+    assert loaded.ratings.metrics()["helpfulness"]["scale"] == "binary"  # inferred: all 0/1
 
 
 def test_long_format_csv_with_declared_ordinal_scale(store: Store, tmp_path) -> None:
@@ -317,9 +320,9 @@ def test_long_format_csv_with_declared_ordinal_scale(store: Store, tmp_path) -> 
         encoding="utf-8",
     )
     import_judgements(store, path, scales={"helpfulness": "ordinal:1-4"})
-    assert store.rating_metrics()["helpfulness"]["scale"] == "ordinal:1-4"
+    assert store.ratings.metrics()["helpfulness"]["scale"] == "ordinal:1-4"
     assert sorted(r[3] for r in rows(store, "helpfulness")) == [3.0, 4.0]
-    assert store.rating_items_by_key(["x"])["x"]["contexts"] == ["c1", "c2"]
+    assert store.ratings.rating_items_by_key(["x"])["x"]["contexts"] == ["c1", "c2"]
 
 
 def test_long_format_item_may_be_named_by_its_answer(store: Store, tmp_path) -> None:
@@ -357,7 +360,7 @@ def test_updating_a_verdict_is_recorded(store: Store, tmp_path) -> None:
     )
     result = import_judgements(store, path)
     assert (result.added, result.updated) == (0, 1)
-    history = store.rating_history("x")
+    history = store.ratings.history("x")
     assert [(e["action"], e["old_value"], e["new_value"]) for e in history] == [
         ("import", None, 1.0),
         ("import", 1.0, 0.0),

@@ -100,7 +100,7 @@ def test_relevance_uses_labels_and_adjudication(loaded: Store, tmp_path) -> None
     )
     before = metric_report(loaded, "relevance", resamples=200)
     assert (before.tied, before.judges["J"].items) == (1, 2)
-    loaded.set_adjudication("q1", "default", "rate-limits", 2, "lead")
+    loaded.adjudications.set("q1", "default", "rate-limits", 2, "lead")
     after = metric_report(loaded, "relevance", resamples=200)
     j = after.judges["J"]
     assert (after.tied, after.adjudicated, j.items) == (0, 1, 3)
@@ -125,7 +125,7 @@ def test_score_metric_threshold_and_lower_is_better(store: Store, tmp_path) -> N
             row(item, "ana", human, metric="Hallucination"),
         ]
     rate(store, tmp_path, records)
-    assert store.rating_metrics()["Hallucination"]["pass_when"] == "<="
+    assert store.ratings.metrics()["Hallucination"]["pass_when"] == "<="
     j = metric_report(store, "Hallucination", resamples=200).judges["J"]
     assert j.agreement == pytest.approx(3 / 4)
     assert j.confusion == ((1, 0), (1, 2))

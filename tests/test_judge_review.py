@@ -71,7 +71,7 @@ def test_a_verdict_is_recorded_and_reveals_the_judge(planned: Store) -> None:
     assert (item.judge.code, item.judge.rationale) == (1, "## Supported\n\n**All** claims.")
     assert review.progress(planned, "faith", "ana") == review.Progress(done=1, total=2)
     assert review.next_item(planned, "faith", "ana") == "ans-2"
-    history = planned.rating_history("ans-1")
+    history = planned.ratings.history("ans-1")
     assert [(e["rater"], e["action"], e["new_value"]) for e in history][-1] == ("ana", "rate", 0.0)
 
 
@@ -90,10 +90,11 @@ def test_a_relevance_verdict_is_a_label(planned: Store) -> None:
     assert item.chunk_text.startswith("Each API key may send")
     review.give_verdict(planned, "rel", key, "ana", 1)
     assert [
-        (r["chunk_id"], r["reviewer"], r["grade"]) for r in planned.question_labels("q1", "default")
+        (r["chunk_id"], r["reviewer"], r["grade"])
+        for r in planned.labels.question_labels("q1", "default")
     ] == [("rate-limits", "ana", 1)]
     review.save_note(planned, "rel", key, "ana", "only the limit")
-    assert planned.question_labels("q1", "default")[0]["note"] == "only the limit"
+    assert planned.labels.question_labels("q1", "default")[0]["note"] == "only the limit"
     assert review.next_item(planned, "rel", "ana") is None
 
 

@@ -41,7 +41,7 @@ def test_each_verdict_is_a_stratum(rated: Store) -> None:
     assert plan.name == "helpfulness-J-seed1"
     assert plan.strata == {"fail": (10, 5), "pass": (40, 5)}
     assert Counter(i.stratum for i in plan.items) == {"fail": 5, "pass": 5}
-    saved = rated.plan_items(plan.name)
+    saved = rated.plans.items(plan.name)
     assert [r["item"] for r in saved] == [i.item for i in plan.items]
 
 
@@ -72,7 +72,7 @@ def test_a_different_plan_under_a_saved_name_needs_replace(rated: Store) -> None
     with pytest.raises(LabelerError, match="a different plan is already saved as 'check'"):
         sample_plan(rated, "helpfulness", per_stratum=6, seed=1, name="check")
     replaced = sample_plan(rated, "helpfulness", per_stratum=6, seed=1, name="check", replace=True)
-    assert len(rated.plan_items("check")) == len(replaced.items) == 12
+    assert len(rated.plans.items("check")) == len(replaced.items) == 12
 
 
 def test_disagreements_are_added(rated: Store, tmp_path) -> None:

@@ -130,7 +130,7 @@ def test_a_tag_narrows_the_queue(loaded: Store) -> None:
 
 def test_another_queue_plugs_in(loaded: Store) -> None:
     def newest_first(store, chunking, reviewer, tag):
-        rows = store.queue(chunking, reviewer, tag=tag)
+        rows = store.questions.queue(chunking, reviewer, tag=tag)
         return sorted(rows, key=lambda r: r["id"], reverse=True)
 
     queue = labeling.register_queue(labeling.Queue("newest", "newest first", newest_first))
@@ -149,7 +149,7 @@ def test_a_family_of_queues_takes_an_argument(loaded: Store) -> None:
 
     def tagged(argument: str) -> labeling.Queue:
         def rows(store, chunking, reviewer, tag):
-            return store.queue(chunking, reviewer, tag=argument)
+            return store.questions.queue(chunking, reviewer, tag=argument)
 
         def marked(store, chunking, question_id):
             return {"error-codes"} if question_id == "q3" else set()
@@ -234,7 +234,7 @@ def test_a_note_keeps_the_grade_and_is_recorded(loaded: Store) -> None:
     labeling.grade(loaded, "q1", "pagination", "ana", 1)
     assert labeling.set_note(loaded, "q1", "pagination", "ana", "  partly  ")
     assert not labeling.set_note(loaded, "q1", "pagination", "ana", "partly")
-    history = loaded.label_history("q1")
+    history = loaded.labels.history("q1")
     assert [(e["action"], e["old_grade"], e["new_grade"], e["note"]) for e in history] == [
         ("grade", None, 1, None),
         ("note", 1, 1, "partly"),
@@ -258,4 +258,4 @@ def test_adjudicate_settles_with_history(loaded: Store) -> None:
 
 def test_adjudicate_uses_the_current_chunking(loaded: Store) -> None:
     assert labeling.adjudicate(loaded, "q1", "rate-limits", 2, "lead") is None
-    assert loaded.adjudications("default") == {("q1", "rate-limits"): 2}
+    assert loaded.adjudications.current("default") == {("q1", "rate-limits"): 2}

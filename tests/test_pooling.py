@@ -10,7 +10,7 @@ from labeler import labeling, pooling
 from labeler.candidates import blind_key
 from labeler.importers import import_chunks, import_questions
 from labeler.pooling import PoolWorker, compute_pools, ensure_search_pool, inspect_pools
-from labeler.store import Store
+from labeler.store import Search, Store
 from tests.conftest import write_jsonl
 
 
@@ -50,46 +50,46 @@ def many(tmp_path) -> Store:
 
 
 def test_a_pool_is_written_once_and_again_only_when_the_corpus_changes(loaded: Store) -> None:
-    q1 = loaded.get_question("q1")
+    q1 = loaded.questions.get("q1")
     assert not pooling.pool_ready(loaded, q1, "default")
     assert ensure_search_pool(loaded, q1, "default") == "written"
     assert ensure_search_pool(loaded, q1, "default") == "ready"
-    state = loaded.fts_pool_state("q1", "default")
+    state = loaded.pools.fts_pool_state("q1", "default")
     assert state["computed_by"].startswith("open:")
     assert state["search_ms"] >= 0
-    loaded.upsert_chunks("default", [{"id": "new", "text": "retry a 429 with backoff"}])
+    loaded.corpus.upsert_chunks("default", [{"id": "new", "text": "retry a 429 with backoff"}])
     assert not pooling.pool_ready(loaded, q1, "default")
     assert ensure_search_pool(loaded, q1, "default") == "written"
     ranked = loaded.query(
         "SELECT chunk_id, position, score FROM pool_fts WHERE question_id = 'q1' ORDER BY position"
     )
-    hits = loaded.pool_search("default", q1.text)
+    hits = loaded.search.pool_search("default", q1.text)
     assert [(r["chunk_id"], r["position"], r["score"]) for r in ranked] == [tuple(h) for h in hits]
 
 
 def test_a_claimed_pool_is_waited_for_and_a_stale_claim_taken_over(loaded: Store, monkeypatch):
-    q1 = loaded.get_question("q1")
+    q1 = loaded.questions.get("q1")
     key = pooling.pool_key(loaded, q1, "default")
     future = "9999-01-01"
-    assert loaded.claim_fts_pool("q1", "default", key, "a", stale_before="") == "claimed"
+    assert loaded.pools.claim_fts_pool("q1", "default", key, "a", stale_before="") == "claimed"
     # A second worker finds it busy, and does not compute it.
     assert ensure_search_pool(loaded, q1, "default", worker="b", wait=False) == "busy"
-    assert loaded.fts_pool_hash("q1", "default") is None
+    assert loaded.pools.fts_pool_hash("q1", "default") is None
     # Worker a died: once its claim is stale, b takes it over and writes the pool.
-    assert loaded.claim_fts_pool("q1", "default", key, "b", stale_before=future) == "claimed"
+    assert loaded.pools.claim_fts_pool("q1", "default", key, "b", stale_before=future) == "claimed"
     monkeypatch.setattr(pooling, "CLAIM_STALE_S", 0.0)
     assert ensure_search_pool(loaded, q1, "default", worker="c") == "written"
     # Worker a wakes up and saves what it computed: the pool is not written twice.
-    hits = loaded.pool_search("default", q1.text)
-    assert not loaded.save_fts_pool("q1", "default", key, hits, worker="a")
-    assert loaded.fts_pool_state("q1", "default")["computed_by"] == "c"
+    hits = loaded.search.pool_search("default", q1.text)
+    assert not loaded.pools.save_fts_pool("q1", "default", key, hits, worker="a")
+    assert loaded.pools.fts_pool_state("q1", "default")["computed_by"] == "c"
     assert loaded.scalar("SELECT count(*) FROM pool_claims") == 0
 
 
 def test_two_reviewers_following_one_queue_write_every_pool_exactly_once(many: Store) -> None:
     """Two reviewers on two servers (a worker each) follow the same queue: each opens a
     question (computing its pool if the workers have not) and asks for the next ones ahead."""
-    ids = many.question_ids()
+    ids = many.questions.ids()
     workers = [PoolWorker(many.path), PoolWorker(many.path)]
     failures: list[BaseException] = []
 
@@ -117,7 +117,7 @@ def test_two_reviewers_following_one_queue_write_every_pool_exactly_once(many: S
             worker.stop()
     assert not failures
     assert not any(w.failures for w in workers)
-    assert all(pooling.pool_ready(many, many.get_question(q), "default") for q in ids)
+    assert all(pooling.pool_ready(many, many.questions.get(q), "default") for q in ids)
     writes = many.query("SELECT question_id, count(*) AS n FROM pool_writes GROUP BY 1")
     assert {r["question_id"] for r in writes} == set(ids)
     assert {r["n"] for r in writes} == {1}
@@ -136,16 +136,23 @@ def test_later_requests_go_first_and_the_backlog_is_bounded(many: Store) -> None
     assert len(worker.pending()) == pooling.WORKER_BACKLOG
 
 
-class _PausedStore(Store):
-    """A real store whose search waits at a gate: a worker caught in the middle of a search."""
+class _PausedSearch(Search):
+    """A real search facet that waits at a gate: a worker caught in the middle of a search."""
 
+    __slots__ = ()
     gate = threading.Event()
     searching = threading.Event()
 
     def pool_search(self, *args, **kwargs):
-        _PausedStore.searching.set()
-        assert _PausedStore.gate.wait(30)
+        _PausedSearch.searching.set()
+        assert _PausedSearch.gate.wait(30)
         return super().pool_search(*args, **kwargs)
+
+
+class _PausedStore(Store):
+    def __init__(self, path, **kwargs) -> None:
+        super().__init__(path, **kwargs)
+        self.search = _PausedSearch(self)
 
 
 class _PausedWorker(PoolWorker):
@@ -154,31 +161,31 @@ class _PausedWorker(PoolWorker):
 
 
 def test_opening_and_grading_do_not_wait_for_a_worker_in_mid_search(many: Store) -> None:
-    _PausedStore.gate.clear()
-    _PausedStore.searching.clear()
+    _PausedSearch.gate.clear()
+    _PausedSearch.searching.clear()
     worker = _PausedWorker(many.path)
     try:
         worker.request("default", ["q10", "q11"])
-        assert _PausedStore.searching.wait(30)
+        assert _PausedSearch.searching.wait(30)
         # The worker holds its claim on q10 and is searching. The page goes on: it opens other
         # questions (computing one it needs itself), and grades.
         view = labeling.open_question(many, "q20", "ana")
         labeling.grade(many, "q20", view.candidates[0].chunk.id, "ana", 2)
         assert labeling.open_question(many, "q20", "ana").graded == 1
         assert many.scalar("SELECT worker FROM pool_claims WHERE question_id = 'q10'")
-        assert many.fts_pool_hash("q10", "default") is None
-        _PausedStore.gate.set()
+        assert many.pools.fts_pool_hash("q10", "default") is None
+        _PausedSearch.gate.set()
         assert worker.wait_idle(60)
     finally:
-        _PausedStore.gate.set()
+        _PausedSearch.gate.set()
         worker.stop()
     assert worker.written == 2
     assert not worker.failures
-    assert pooling.pool_ready(many, many.get_question("q10"), "default")
+    assert pooling.pool_ready(many, many.questions.get("q10"), "default")
 
 
 def test_compute_pools_is_resumable_and_counts(many: Store) -> None:
-    ids = many.question_ids()
+    ids = many.questions.ids()
     done = []
     report = compute_pools(many, ids[:20], "default", progress=done.append)
     assert (report.written, report.current, len(done)) == (20, 0, 20)
@@ -188,8 +195,8 @@ def test_compute_pools_is_resumable_and_counts(many: Store) -> None:
 
 
 def test_inspect_shows_every_source_of_every_candidate(loaded: Store) -> None:
-    loaded.add_to_pool("q3", "default", ["pagination"], source="search", added_by="ana")
-    loaded.set_grade("q3", "default", "error-codes", "ben", 2)
+    loaded.pools.add("q3", "default", ["pagination"], source="search", added_by="ana")
+    loaded.labels.set_grade("q3", "default", "error-codes", "ben", 2)
     [shown] = inspect_pools(loaded, ["q3"], "default")
     expected = {
         "error-codes": [

@@ -146,7 +146,7 @@ def test_every_consumer_reads_a_qrels_file_the_same(
         import_qrels(loaded, path, reviewer="grammar")
         labels: dict = {}
         for question in ("q1", "q2", "q3"):
-            for row in loaded.question_labels(question, "default"):
+            for row in loaded.labels.question_labels(question, "default"):
                 if row["reviewer"] == "grammar":
                     labels.setdefault(question, {})[row["chunk_id"]] = row["grade"]
         return labels

@@ -47,13 +47,13 @@ def test_proposals_come_by_question_then_grade_then_place(queued: Store) -> None
 def test_accepting_writes_the_reviewers_own_label_with_provenance(queued: Store) -> None:
     proposal = queue(queued, "v1", "v2")[0]
     assert decide(queued, proposal, "ana", "accept") == 2
-    rows = queued.question_labels("q1", "v2")
+    rows = queued.labels.question_labels("q1", "v2")
     assert [(r["chunk_id"], r["reviewer"], r["grade"]) for r in rows] == [("x", "ana", 2)]
-    history = queued.label_history("q1", "v2")
+    history = queued.labels.history("q1", "v2")
     assert [(e["reviewer"], e["action"], e["new_grade"]) for e in history] == [
         ("ana", "remap-review", 2)
     ]
-    (provenance,) = queued.label_provenance("q1", "v2", "x", "ana")
+    (provenance,) = queued.remaps.label_provenance("q1", "v2", "x", "ana")
     assert (provenance["reviewer"], provenance["old_chunk_id"], provenance["review"]) == (
         "maria",
         "a",
@@ -69,11 +69,11 @@ def test_changing_the_grade_and_rejecting(queued: Store) -> None:
     first, second = queue(queued, "v1", "v2")
     assert decide(queued, first, "ana", "change", grade=1) == 1
     assert decide(queued, second, "ana", "reject") is None
-    rows = queued.question_labels("q1", "v2")
+    rows = queued.labels.question_labels("q1", "v2")
     assert [(r["chunk_id"], r["grade"]) for r in rows] == [("x", 1)]
     decided = queue(queued, "v1", "v2")
     assert [(p.review, p.review_grade) for p in decided] == [("changed", 1), ("rejected", None)]
-    actions = [(e["chunk_id"], e["action"]) for e in queued.label_history("q1", "v2")]
+    actions = [(e["chunk_id"], e["action"]) for e in queued.labels.history("q1", "v2")]
     assert actions == [("x", "remap-review"), ("y", "remap-reject")]
 
 
@@ -88,9 +88,9 @@ def test_deciding_again_replaces_the_decision(queued: Store) -> None:
     decide(queued, first, "ana", "accept")
     decide(queued, queue(queued, "v1", "v2")[0], "ana", "reject")
     # The label the acceptance wrote, untouched since, goes with the rejection.
-    assert queued.question_labels("q1", "v2") == []
+    assert queued.labels.question_labels("q1", "v2") == []
     assert queue(queued, "v1", "v2")[0].review == "rejected"
-    actions = [(e["action"], e["old_grade"]) for e in queued.label_history("q1", "v2")]
+    actions = [(e["action"], e["old_grade"]) for e in queued.labels.history("q1", "v2")]
     assert actions == [("remap-review", None), ("remap-reject", 2)]
 
 
@@ -98,7 +98,7 @@ def test_another_reviewers_label_stays_when_a_proposal_is_rejected(queued: Store
     first = queue(queued, "v1", "v2")[0]
     decide(queued, first, "ana", "accept")
     decide(queued, queue(queued, "v1", "v2")[0], "ben", "reject")
-    assert [r["reviewer"] for r in queued.question_labels("q1", "v2")] == ["ana"]
+    assert [r["reviewer"] for r in queued.labels.question_labels("q1", "v2")] == ["ana"]
 
 
 def test_decisions_survive_a_repeated_remap(queued: Store) -> None:
@@ -122,7 +122,7 @@ def test_bad_decisions(queued: Store) -> None:
         decide(queued, first, "ana", "change", grade=3)
     with pytest.raises(LabelerError, match='field "reviewer"'):
         decide(queued, first, " ", "accept")
-    assert queued.question_labels("q1", "v2") == []
+    assert queued.labels.question_labels("q1", "v2") == []
 
 
 def test_a_conflict_is_one_proposal_from_every_label_landing_there(store: Store) -> None:

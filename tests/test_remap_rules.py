@@ -282,8 +282,8 @@ SENTENCES = st.lists(WORDS, min_size=3, max_size=12).map(lambda w: " ".join(w).c
 def test_remapping_unchanged_text_is_the_identity(tmp_path_factory, paragraphs, grades, rename):
     text = "\n\n".join(paragraphs) + "\n"
     with Store(tmp_path_factory.mktemp("identity") / "t.db") as store:
-        store.upsert_questions([{"id": "q", "text": "question"}])
-        store.upsert_documents([{"id": "d", "text": text}])
+        store.questions.upsert([{"id": "q", "text": "question"}])
+        store.corpus.upsert_documents([{"id": "d", "text": text}])
         rows, position = [], 0
         for k, paragraph in enumerate(paragraphs):
             start = text.index(paragraph, position)
@@ -291,14 +291,14 @@ def test_remapping_unchanged_text_is_the_identity(tmp_path_factory, paragraphs, 
             rows.append(
                 {"id": f"c{k}", "doc_id": "d", "text": paragraph, "start": start, "end": position}
             )
-        store.ensure_chunking("v1")
-        store.upsert_chunks("v1", rows)
-        store.ensure_chunking("v2")
-        store.upsert_chunks(
+        store.corpus.ensure_chunking("v1")
+        store.corpus.upsert_chunks("v1", rows)
+        store.corpus.ensure_chunking("v2")
+        store.corpus.upsert_chunks(
             "v2", [{**r, "id": f"new-{r['id']}" if rename else r["id"]} for r in rows]
         )
         for row, value in zip(rows, grades, strict=False):
-            store.set_grade("q", "v1", row["id"], "r", value)
+            store.labels.set_grade("q", "v1", row["id"], "r", value)
         plan = plan_remap(store, "v1", "v2")
         expected = {
             (r["id"], f"new-{r['id']}" if rename else r["id"], g)

@@ -35,7 +35,7 @@ def merged(store: Store) -> Store:
     grade(store, "q1", "b", 2, reviewer="maria")
     grade(store, "q3", "g", 2, reviewer="tom")
     grade(store, "q3", "a", 0, reviewer="tom")
-    store.set_grade("q3", "v1", "g", "tom", 2, note="says so in the first line")
+    store.labels.set_grade("q3", "v1", "g", "tom", 2, note="says so in the first line")
     return store
 
 
@@ -58,13 +58,13 @@ def test_carried_labels_keep_their_reviewer_note_and_provenance(merged: Store) -
     ]
     assert labels(merged, "v1") == before  # old labels are never changed
     assert (result.labels_added, result.plan.counts()["queued"]) == (2, 1)
-    history = merged.label_history("q1", "v2")
+    history = merged.labels.history("q1", "v2")
     assert [(e["chunk_id"], e["reviewer"], e["action"], e["new_grade"]) for e in history] == [
         ("m", "maria", "remap", 2)
     ]
     assert history[0]["note"].startswith("remap v1 -> v2: from a (offsets; coverage 1.00")
     assert history[0]["note"].endswith("and 1 more")
-    provenance = merged.label_provenance("q1", "v2", "m", "maria")
+    provenance = merged.remaps.label_provenance("q1", "v2", "m", "maria")
     assert [(p["old_chunk_id"], p["method"], p["coverage"], p["decision"]) for p in provenance] == [
         ("a", "offsets", 1.0, "applied"),
         ("b", "offsets", 1.0, "applied"),
@@ -102,7 +102,7 @@ def test_a_redo_with_a_stricter_threshold_withdraws_what_it_no_longer_carries(
     strict = remap(store, "v1", "v2")
     assert strict.labels_withdrawn == 1
     assert labels(store, "v2") == [("q2", "y", "maria", 1, None)]
-    assert [e["action"] for e in store.label_history("q1", "v2")] == ["remap", "unremap"]
+    assert [e["action"] for e in store.labels.history("q1", "v2")] == ["remap", "unremap"]
     queued = [m for m in strict.plan.mappings if m.decision == "queued"]
     assert [(m.old_chunk, m.new_chunk) for m in queued] == [("a", "x")]
 
@@ -111,7 +111,7 @@ def test_a_redo_never_withdraws_a_label_a_reviewer_changed(store: Store) -> None
     setup(store, {"a": BOTH}, {"x": P_UNOPENED + "\n\n" + P_OPENED[:40]})
     grade(store, "q1", "a", 2)
     remap(store, "v1", "v2", min_coverage=0.6)
-    store.set_grade("q1", "v2", "x", "maria", 1)
+    store.labels.set_grade("q1", "v2", "x", "maria", 1)
     strict = remap(store, "v1", "v2")
     assert strict.labels_withdrawn == 0
     assert labels(store, "v2") == [("q1", "x", "maria", 1, None)]
@@ -123,7 +123,7 @@ def test_a_redo_follows_an_old_label_regraded_since(merged: Store) -> None:
     again = remap(merged, "v1", "v2")
     assert again.labels_regraded == 1
     assert ("q3", "x", "tom", 1, "says so in the first line") in labels(merged, "v2")
-    history = merged.label_history("q3", "v2")
+    history = merged.labels.history("q3", "v2")
     assert [(e["action"], e["old_grade"], e["new_grade"]) for e in history] == [
         ("remap", None, 2),
         ("remap", 2, 1),
@@ -132,7 +132,7 @@ def test_a_redo_follows_an_old_label_regraded_since(merged: Store) -> None:
 
 
 def test_a_label_already_in_the_new_chunking_is_never_overwritten(merged: Store) -> None:
-    merged.set_grade("q1", "v2", "m", "maria", 1)
+    merged.labels.set_grade("q1", "v2", "m", "maria", 1)
     result = remap(merged, "v1", "v2")
     assert (result.labels_added, result.labels_kept) == (1, 1)
     assert ("q1", "m", "maria", 1, None) in labels(merged, "v2")
@@ -141,11 +141,11 @@ def test_a_label_already_in_the_new_chunking_is_never_overwritten(merged: Store)
 def test_unanswerable_marks_carry_with_the_question(merged: Store) -> None:
     mark(merged, "q2", "tom", unanswerable=True, chunking="v1")
     assert remap(merged, "v1", "v2").marks_carried == 1
-    assert merged.marks("q2", "v2") == {"tom": {"unanswerable": True, "skipped": False}}
+    assert merged.labels.marks("q2", "v2") == {"tom": {"unanswerable": True, "skipped": False}}
     # Someone takes the mark back in v2: a redo does not set it again.
     mark(merged, "q2", "tom", unanswerable=False, chunking="v2")
     assert remap(merged, "v1", "v2").marks_carried == 0
-    assert merged.marks("q2", "v2")["tom"]["unanswerable"] is False
+    assert merged.labels.marks("q2", "v2")["tom"]["unanswerable"] is False
 
 
 def test_adjudications_carry_with_their_labels(merged: Store) -> None:
@@ -153,12 +153,12 @@ def test_adjudications_carry_with_their_labels(merged: Store) -> None:
     adjudicate(merged, "q3", "g", 2, "lead", chunking="v1")
     adjudicate(merged, "q1", "a", 1, "lead", chunking="v1")
     result = remap(merged, "v1", "v2")
-    assert merged.adjudications("v2") == {("q3", "x"): 2}
+    assert merged.adjudications.current("v2") == {("q3", "x"): 2}
     assert result.adjudications_added == 1
     # q1's adjudication was on one passage of the merged chunk: it does not carry alone.
     counts = result.plan.counts()["adjudications"]
     assert counts == {"total": 2, "applied": 1, "not_carried": 1}
-    history = merged.label_history("q3", "v2")
+    history = merged.labels.history("q3", "v2")
     assert ("lead", "remap", 2) in [(e["reviewer"], e["action"], e["new_grade"]) for e in history]
 
 
@@ -226,7 +226,7 @@ def test_bad_requests_are_refused(merged: Store, source, target, coverage, messa
 
 
 def test_a_new_chunking_naming_an_unknown_document_is_refused(merged: Store) -> None:
-    merged.upsert_chunks("v2", [{"id": "z", "doc_id": "handbook-2025", "text": "New text."}])
+    merged.corpus.upsert_chunks("v2", [{"id": "z", "doc_id": "handbook-2025", "text": "New text."}])
     before = everything(merged)
     with pytest.raises(LabelerError) as error:
         remap(merged, "v1", "v2")
@@ -240,7 +240,7 @@ def test_a_new_chunking_naming_an_unknown_document_is_refused(merged: Store) -> 
 def test_a_new_chunking_cut_from_another_version_of_its_document_is_refused(
     merged: Store,
 ) -> None:
-    merged.upsert_chunks(
+    merged.corpus.upsert_chunks(
         "v2", [{"id": "m", "doc_id": "returns", "text": BOTH.upper(), "start": 11, "end": 142}]
     )
     before = everything(merged)
@@ -250,11 +250,11 @@ def test_a_new_chunking_cut_from_another_version_of_its_document_is_refused(
 
 
 def test_without_any_document_the_remap_works_on_chunk_text_alone(store: Store) -> None:
-    store.upsert_questions([{"id": "q1", "text": "How long?"}])
-    store.ensure_chunking("v1")
-    store.upsert_chunks("v1", [{"id": "a", "doc_id": "d", "text": P_UNOPENED}])
-    store.ensure_chunking("v2")
-    store.upsert_chunks("v2", [{"id": "m", "doc_id": "d", "text": BOTH}])
-    store.set_grade("q1", "v1", "a", "maria", 2)
+    store.questions.upsert([{"id": "q1", "text": "How long?"}])
+    store.corpus.ensure_chunking("v1")
+    store.corpus.upsert_chunks("v1", [{"id": "a", "doc_id": "d", "text": P_UNOPENED}])
+    store.corpus.ensure_chunking("v2")
+    store.corpus.upsert_chunks("v2", [{"id": "m", "doc_id": "d", "text": BOTH}])
+    store.labels.set_grade("q1", "v1", "a", "maria", 2)
     (m,) = plan_remap(store, "v1", "v2").mappings
     assert (m.new_chunk, m.decision, m.method, m.coverage) == ("m", "applied", "fuzzy", 1.0)

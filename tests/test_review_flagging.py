@@ -51,7 +51,7 @@ def flagged(loaded: Store, tmp_path) -> Store:
 def flag_names(store: Store) -> dict[str, list[str]]:
     return {
         q: sorted(f["name"] for f in found)
-        for q, found in store.flags_of([r["id"] for r in ROWS]).items()
+        for q, found in store.flags.flags_of([r["id"] for r in ROWS]).items()
     }
 
 
@@ -63,10 +63,10 @@ def test_ensure_flags_flags_every_generated_question_once(flagged: Store) -> Non
         "g5": ["context_not_found", "too_short"],
         "g6": ["answer_leak", "copied_from_source"],
     }
-    duplicate = flagged.flags_of(["g3"])["g3"][0]
+    duplicate = flagged.flags.flags_of(["g3"])["g3"][0]
     assert duplicate["related"] == ["g4", "q3"]
     assert review.ensure_flags(flagged) == review.FlagRefresh()  # nothing changed: no work
-    assert flagged.flags_of(["q1", "q3"]) == {}  # human questions are never flagged
+    assert flagged.flags.flags_of(["q1", "q3"]) == {}  # human questions are never flagged
 
 
 def test_the_queue_puts_clusters_first_then_flagged_then_the_rest(flagged: Store) -> None:
@@ -84,7 +84,7 @@ def test_an_edit_reflags_that_question_and_its_cluster(flagged: Store) -> None:
     assert (refresh.questions, refresh.full) == (1, False)
     names = flag_names(flagged)
     assert "g4" not in names
-    assert flagged.flags_of(["g3"])["g3"][0]["related"] == ["q3"]
+    assert flagged.flags.flags_of(["g3"])["g3"][0]["related"] == ["q3"]
     assert [r["id"] for r in review.list_questions(flagged, QueueFilter(flag="duplicate"))] == [
         "g1",
         "g3",
@@ -95,7 +95,7 @@ def test_a_new_import_is_flagged_the_next_time_anyone_looks(flagged: Store, tmp_
     more = [generated("g7", "How many requests per minute can one API key send?")]
     import_questions(flagged, write_jsonl(tmp_path / "more.jsonl", more))
     assert review.ensure_flags(flagged).questions == 1
-    assert flagged.flags_of(["g7"])["g7"][0]["related"] == ["g2"]
+    assert flagged.flags.flags_of(["g7"])["g7"][0]["related"] == ["g2"]
 
 
 def test_a_changed_threshold_recomputes_everything(flagged: Store) -> None:
@@ -168,6 +168,6 @@ def test_filters_by_generator_synthesizer_persona_tag_and_flag(loaded: Store, tm
     assert ids(persona="agent") == ["a2"]
     assert ids(tag="api") == ["a1"]
     assert ids(flag="duplicate") == []
-    values = loaded.filter_values()
+    values = loaded.flags.filter_values()
     assert values["generator"] == [("deepeval", 1), ("ragas", 1)]
     assert values["persona"] == [("agent", 1), ("developer", 1)]

@@ -29,8 +29,8 @@ def read_jsonl(path: Path) -> list[dict]:
 def ragas(store: Store) -> Store:
     """Chunks that are the real file's contexts (its own chunker's nodes), then the file."""
     texts = {strip_hop(c) for q in read_ragas(RAGAS_CSV, [0]) for c in q.contexts}
-    store.ensure_chunking("default")
-    store.upsert_chunks(
+    store.corpus.ensure_chunking("default")
+    store.corpus.upsert_chunks(
         "default", [{"id": f"node-{n:02d}", "text": t} for n, t in enumerate(sorted(texts))]
     )
     result = import_ragas(store, RAGAS_CSV)
@@ -87,8 +87,8 @@ def test_ragas_through_review_and_export(ragas: Store, tmp_path) -> None:
 def test_deepeval_goldens_through_review_and_export(store: Store, tmp_path) -> None:
     goldens = list(read_deepeval(GOLDENS))
     contexts = sorted({c for g in goldens for c in g.contexts})
-    store.ensure_chunking("default")
-    store.upsert_chunks(
+    store.corpus.ensure_chunking("default")
+    store.corpus.upsert_chunks(
         "default", [{"id": f"topic-{n:02d}", "text": t} for n, t in enumerate(contexts)]
     )
     result = import_deepeval(store, GOLDENS)

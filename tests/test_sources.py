@@ -39,10 +39,10 @@ def two_runs(loaded: Store, dense: Path) -> Store:
 
 
 def test_current_labels_settle_disagreements_as_an_export_would(loaded: Store) -> None:
-    loaded.set_grade("q1", "default", "rate-limits", "ana", 2)
-    loaded.set_grade("q1", "default", "error-codes", "ana", 1)
-    loaded.set_grade("q1", "default", "rate-limits", "ben", 1)
-    loaded.set_mark("q3", "default", "ben", mark="unanswerable", value=True)
+    loaded.labels.set_grade("q1", "default", "rate-limits", "ana", 2)
+    loaded.labels.set_grade("q1", "default", "error-codes", "ana", 1)
+    loaded.labels.set_grade("q1", "default", "rate-limits", "ben", 1)
+    loaded.labels.set_mark("q3", "default", "ben", mark="unanswerable", value=True)
     with pytest.raises(DisagreementError, match="1 disagreement"):
         current_labels(loaded)
     labels = current_labels(loaded, policy="max")
@@ -115,7 +115,9 @@ def test_grading_the_queue_settles_the_comparison(two_runs: Store) -> None:
             break
         question = queue.questions[0]
         for chunk in queue.chunks[question]:
-            two_runs.set_grade(question, "default", chunk, "ana", truth.get((question, chunk), 0))
+            two_runs.labels.set_grade(
+                question, "default", chunk, "ana", truth.get((question, chunk), 0)
+            )
     assert queue.decision.status == "proven"
     assert queue.decision.winner == "dense"
     assert queue.questions == ()
@@ -131,7 +133,9 @@ def test_the_same_run_twice(two_runs: Store, dense: Path) -> None:
 def test_the_queue_is_kept_until_a_label_changes(two_runs: Store) -> None:
     first = decision_queue(two_runs, "dense", "bm25", "ndcg@3")
     assert decision_queue(two_runs, "dense", "bm25", "ndcg@3") is first
-    two_runs.set_grade(first.questions[0], "default", first.chunks[first.questions[0]][0], "ana", 0)
+    two_runs.labels.set_grade(
+        first.questions[0], "default", first.chunks[first.questions[0]][0], "ana", 0
+    )
     again = decision_queue(two_runs, "dense", "bm25", "ndcg@3")
     assert again is not first
     assert again.decision.labelled == first.decision.labelled + 1

@@ -52,8 +52,8 @@ def test_a_new_text_on_a_labelled_chunk_is_refused_naming_it(graded: Store, tmp_
     assert "`labeler remap`" in message
     assert "--replace-text" in message
     assert table_counts(graded) == before
-    assert graded.get_chunk("default", "webhooks").text == CHUNKS[4]["text"]
-    assert graded.get_chunk("default", "rate-limits").text == CHUNKS[0]["text"]
+    assert graded.corpus.get_chunk("default", "webhooks").text == CHUNKS[4]["text"]
+    assert graded.corpus.get_chunk("default", "rate-limits").text == CHUNKS[0]["text"]
 
 
 def test_the_cli_exits_2_and_writes_nothing(graded: Store, tmp_path) -> None:
@@ -62,25 +62,25 @@ def test_the_cli_exits_2_and_writes_nothing(graded: Store, tmp_path) -> None:
     result = CliRunner().invoke(main, ["import", "chunks", str(path), "--db", db])
     assert result.exit_code == 2
     assert "rate-limits (2 labels)" in result.output
-    assert graded.get_chunk("default", "rate-limits").text == CHUNKS[0]["text"]
+    assert graded.corpus.get_chunk("default", "rate-limits").text == CHUNKS[0]["text"]
     result = CliRunner().invoke(main, ["import", "chunks", str(path), "--db", db, "--replace-text"])
     assert result.exit_code == 0, result.output
     assert "2 labels on 1 chunk whose text changed are now stale" in result.output
-    assert graded.get_chunk("default", "rate-limits").text == NEW_TEXT
+    assert graded.corpus.get_chunk("default", "rate-limits").text == NEW_TEXT
 
 
 def test_with_replace_text_the_labels_go_stale_with_history(graded: Store, tmp_path) -> None:
     import_chunks(graded, chunks_file(tmp_path, rate_limits=NEW_TEXT), replace_text=True)
     labels = {
         (r["reviewer"], r["chunk_id"]): (r["grade"], r["state"])
-        for r in graded.question_labels("q1", "default")
+        for r in graded.labels.question_labels("q1", "default")
     }
     assert labels == {
         ("ana", "pagination"): (0, "current"),
         ("ana", "rate-limits"): (2, "stale"),
         ("ben", "rate-limits"): (1, "stale"),
     }
-    events = [e for e in graded.label_history("q1") if e["action"] == "stale"]
+    events = [e for e in graded.labels.history("q1") if e["action"] == "stale"]
     assert [(e["reviewer"], e["chunk_id"], e["old_grade"], e["new_grade"]) for e in events] == [
         ("ana", "rate-limits", 2, 2),
         ("ben", "rate-limits", 1, 1),
@@ -113,7 +113,7 @@ def test_a_stale_grade_counts_as_ungraded_until_confirmed(graded: Store, tmp_pat
     confirmed = next(c for c in view.candidates if c.chunk.id == "rate-limits")
     assert not confirmed.stale
     assert view.complete
-    assert graded.label_history("q1")[-1]["action"] == "confirm"
+    assert graded.labels.history("q1")[-1]["action"] == "confirm"
     passage = graded.query(
         "SELECT passage_text FROM labels WHERE reviewer = 'ana' AND chunk_id = 'rate-limits'"
     )
@@ -140,10 +140,10 @@ def test_exports_leave_stale_labels_out_and_count_them(graded: Store, tmp_path) 
 def test_a_stale_adjudication_settles_nothing_until_made_again(graded: Store, tmp_path) -> None:
     labeling.adjudicate(graded, "q1", "rate-limits", 2, "lead")
     import_chunks(graded, chunks_file(tmp_path, rate_limits=NEW_TEXT), replace_text=True)
-    assert graded.adjudications("default") == {}
-    assert graded.adjudication("q1", "default", "rate-limits")["state"] == "stale"
+    assert graded.adjudications.current("default") == {}
+    assert graded.adjudications.get("q1", "default", "rate-limits")["state"] == "stale"
     labeling.adjudicate(graded, "q1", "rate-limits", 1, "lead")
-    assert graded.adjudications("default") == {("q1", "rate-limits"): 1}
+    assert graded.adjudications.current("default") == {("q1", "rate-limits"): 1}
 
 
 def test_the_cli_export_says_how_many_stale_labels_it_left_out(graded: Store, tmp_path) -> None:
@@ -160,7 +160,7 @@ def test_fields_a_file_omits_keep_their_stored_values(loaded: Store, tmp_path) -
     path = write_jsonl(tmp_path / "text-only.jsonl", [{"id": "pagination", "text": "Paging."}])
     report = import_chunks(loaded, path)
     assert (report.added, report.updated) == (0, 1)
-    chunk = loaded.get_chunk("default", "pagination")
+    chunk = loaded.corpus.get_chunk("default", "pagination")
     assert (chunk.text, chunk.doc_id, chunk.title, chunk.start, chunk.end) == (
         "Paging.",
         "api",
@@ -173,8 +173,8 @@ def test_fields_a_file_omits_keep_their_stored_values(loaded: Store, tmp_path) -
         tmp_path / "cleared.jsonl", [{"id": "pagination", "text": "Paging.", "title": None}]
     )
     import_chunks(loaded, path)
-    assert loaded.get_chunk("default", "pagination").title is None
-    assert loaded.get_chunk("default", "pagination").doc_id == "api"
+    assert loaded.corpus.get_chunk("default", "pagination").title is None
+    assert loaded.corpus.get_chunk("default", "pagination").doc_id == "api"
     # The same file again changes nothing.
     assert not import_chunks(loaded, path).changed
 
@@ -183,7 +183,7 @@ def test_csv_without_a_column_keeps_it(loaded: Store, tmp_path) -> None:
     path = tmp_path / "chunks.csv"
     path.write_text("id,text\nwebhooks,Webhooks are signed with HMAC.\n", encoding="utf-8")
     import_chunks(loaded, path)
-    chunk = loaded.get_chunk("default", "webhooks")
+    chunk = loaded.corpus.get_chunk("default", "webhooks")
     assert (chunk.text, chunk.title, chunk.doc_id) == (
         "Webhooks are signed with HMAC.",
         "Webhooks",

@@ -36,11 +36,11 @@ WORKER = textwrap.dedent(
 def test_two_processes_writing_grades_lose_nothing(tmp_path) -> None:
     path = str(tmp_path / "shared.db")
     with Store(path) as store:
-        store.ensure_chunking("default")
-        store.upsert_chunks(
+        store.corpus.ensure_chunking("default")
+        store.corpus.upsert_chunks(
             "default", [{"id": f"c{c}", "text": f"chunk {c}"} for c in range(CHUNKS)]
         )
-        store.upsert_questions([{"id": f"q{q}", "text": f"question {q}"} for q in range(QUESTIONS)])
+        store.questions.upsert([{"id": f"q{q}", "text": f"question {q}"} for q in range(QUESTIONS)])
     go = tmp_path / "go"
     code = f"QUESTIONS, CHUNKS = {QUESTIONS}, {CHUNKS}\n" + WORKER
     workers = [
@@ -112,9 +112,9 @@ def test_a_note_saved_while_regrading_never_reverts_the_grade(tmp_path) -> None:
     rounds = 1500
     path = str(tmp_path / "shared.db")
     with Store(path) as store:
-        store.ensure_chunking("default")
-        store.upsert_chunks("default", [{"id": "c0", "text": "chunk 0"}])
-        store.upsert_questions([{"id": "q0", "text": "question 0"}])
+        store.corpus.ensure_chunking("default")
+        store.corpus.upsert_chunks("default", [{"id": "c0", "text": "chunk 0"}])
+        store.questions.upsert([{"id": "q0", "text": "question 0"}])
         labeling.grade(store, "q0", "c0", "ana", 0)
     go = tmp_path / "go"
     workers = [
@@ -127,10 +127,10 @@ def test_a_note_saved_while_regrading_never_reverts_the_grade(tmp_path) -> None:
     with Store(path) as store:
         changes = [
             (e["old_grade"], e["new_grade"])
-            for e in store.label_history("q0")
+            for e in store.labels.history("q0")
             if e["old_grade"] is not None and e["old_grade"] != e["new_grade"]
         ]
-        label = store.question_labels("q0", "default")[0]
+        label = store.labels.question_labels("q0", "default")[0]
     backwards = [change for change in changes if change[1] != (change[0] + 1) % 3]
     assert backwards == []
     assert len(changes) == rounds

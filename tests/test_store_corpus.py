@@ -4,21 +4,21 @@ from labeler.store.corpus import fts_query
 
 
 def test_upsert_chunks_counts_added_updated_and_keeps_the_index_in_step(store: Store) -> None:
-    store.ensure_chunking("v1")
+    store.corpus.ensure_chunking("v1")
     rows = [{"id": "a", "text": "retry after 429"}, {"id": "b", "text": "next page cursor"}]
-    assert store.upsert_chunks("v1", rows) == (2, 0)
-    assert store.upsert_chunks("v1", rows) == (0, 0)
+    assert store.corpus.upsert_chunks("v1", rows) == (2, 0)
+    assert store.corpus.upsert_chunks("v1", rows) == (0, 0)
     changed = [{"id": "a", "text": "webhook signatures"}, {"id": "b", "text": "next page cursor"}]
-    assert store.upsert_chunks("v1", changed) == (0, 1)
+    assert store.corpus.upsert_chunks("v1", changed) == (0, 1)
     # The old text left the full-text index with the update.
-    assert store.search_chunks("v1", "retry") == []
-    assert [c.id for c in store.search_chunks("v1", "webhook")] == ["a"]
+    assert store.search.search_chunks("v1", "retry") == []
+    assert [c.id for c in store.search.search_chunks("v1", "webhook")] == ["a"]
 
 
 def test_search_is_scoped_to_one_chunking_and_ranks_by_bm25(store: Store) -> None:
-    store.ensure_chunking("v1")
-    store.ensure_chunking("v2")
-    store.upsert_chunks(
+    store.corpus.ensure_chunking("v1")
+    store.corpus.ensure_chunking("v2")
+    store.corpus.upsert_chunks(
         "v1",
         [
             {"id": "x", "text": "rate limits: 100 requests per minute, then 429"},
@@ -26,20 +26,20 @@ def test_search_is_scoped_to_one_chunking_and_ranks_by_bm25(store: Store) -> Non
             {"id": "z", "text": "pagination"},
         ],
     )
-    store.upsert_chunks("v2", [{"id": "x2", "text": "429 retry"}])
-    assert [c.id for c in store.search_chunks("v1", "retry 429")] == ["y"]
-    assert [c.id for c in store.search_chunks("v1", "429", limit=5)] == ["y", "x"]
-    assert [c.id for c in store.search_chunks("v2", "429")] == ["x2"]
+    store.corpus.upsert_chunks("v2", [{"id": "x2", "text": "429 retry"}])
+    assert [c.id for c in store.search.search_chunks("v1", "retry 429")] == ["y"]
+    assert [c.id for c in store.search.search_chunks("v1", "429", limit=5)] == ["y", "x"]
+    assert [c.id for c in store.search.search_chunks("v2", "429")] == ["x2"]
     # No chunk holds all words: the search box falls back to any of them.
-    assert {c.id for c in store.search_chunks("v1", "pagination webhook")} == {"z"}
+    assert {c.id for c in store.search.search_chunks("v1", "pagination webhook")} == {"z"}
 
 
 def test_search_terms_are_quoted_so_user_text_is_never_fts_syntax(store: Store) -> None:
-    store.ensure_chunking("v1")
-    store.upsert_chunks("v1", [{"id": "a", "text": "NEAR the OR operator AND title:x"}])
-    assert [c.id for c in store.search_chunks("v1", 'NEAR( "OR" title:x * ^')] == ["a"]
+    store.corpus.ensure_chunking("v1")
+    store.corpus.upsert_chunks("v1", [{"id": "a", "text": "NEAR the OR operator AND title:x"}])
+    assert [c.id for c in store.search.search_chunks("v1", 'NEAR( "OR" title:x * ^')] == ["a"]
     assert fts_query(["say", 'a"b'], any_term=True) == '"say" OR "a""b"'
-    assert store.search_chunks("v1", "the of and") == []  # only stop words
+    assert store.search.search_chunks("v1", "the of and") == []  # only stop words
 
 
 def test_fts_terms_drop_stop_words_and_repeats() -> None:
@@ -47,14 +47,16 @@ def test_fts_terms_drop_stop_words_and_repeats() -> None:
 
 
 def test_search_by_chunking_name_does_not_match_every_chunk(store: Store) -> None:
-    store.ensure_chunking("default")
-    store.upsert_chunks("default", [{"id": "a", "text": "alpha"}, {"id": "b", "text": "beta"}])
-    assert store.search_chunks("default", "default") == []
+    store.corpus.ensure_chunking("default")
+    store.corpus.upsert_chunks(
+        "default", [{"id": "a", "text": "alpha"}, {"id": "b", "text": "beta"}]
+    )
+    assert store.search.search_chunks("default", "default") == []
 
 
 def test_neighbours_follow_document_order(store: Store) -> None:
-    store.ensure_chunking("v1")
-    store.upsert_chunks(
+    store.corpus.ensure_chunking("v1")
+    store.corpus.upsert_chunks(
         "v1",
         [
             {"id": "c3", "doc_id": "d", "text": "three", "start": 20, "end": 25},
@@ -63,21 +65,21 @@ def test_neighbours_follow_document_order(store: Store) -> None:
             {"id": "other", "doc_id": "e", "text": "elsewhere"},
         ],
     )
-    middle = store.get_chunk("v1", "c2")
-    assert [c.id for c in store.neighbours(middle)] == ["c1", "c2", "c3"]
-    first = store.get_chunk("v1", "c1")
-    assert [c.id for c in store.neighbours(first)] == ["c1", "c2"]
+    middle = store.corpus.get_chunk("v1", "c2")
+    assert [c.id for c in store.corpus.neighbours(middle)] == ["c1", "c2", "c3"]
+    first = store.corpus.get_chunk("v1", "c1")
+    assert [c.id for c in store.corpus.neighbours(first)] == ["c1", "c2"]
     lone = Chunk(id="x", chunking="v1", text="no document")
-    assert store.neighbours(lone) == [lone]
+    assert store.corpus.neighbours(lone) == [lone]
 
 
 def test_first_chunking_becomes_current_and_can_be_switched(store: Store) -> None:
-    assert store.current_chunking() == "default"
-    store.ensure_chunking("v1")
-    store.ensure_chunking("v2")
-    assert store.current_chunking() == "v1"
-    store.set_current_chunking("v2")
-    assert store.current_chunking() == "v2"
+    assert store.corpus.current_chunking() == "default"
+    store.corpus.ensure_chunking("v1")
+    store.corpus.ensure_chunking("v2")
+    assert store.corpus.current_chunking() == "v1"
+    store.corpus.set_current_chunking("v2")
+    assert store.corpus.current_chunking() == "v2"
 
 
 def test_store_uses_wal_and_a_busy_timeout(store: Store) -> None:

@@ -57,11 +57,11 @@ def test_pooling_search_equals_exact_bm25(tmp_path_factory, chunks, text, limit,
                 {"id": f"c{i}", "title": title, "text": body}
             )
         for chunking, rows in by_chunking.items():
-            store.ensure_chunking(chunking)
-            store.upsert_chunks(chunking, rows)
+            store.corpus.ensure_chunking(chunking)
+            store.corpus.upsert_chunks(chunking, rows)
         for chunking in by_chunking:
-            exact = store.exact_search(chunking, text, limit=limit)
-            pooled = store.pool_search(chunking, text, limit=limit, first_pass=first_pass)
+            exact = store.search.exact_search(chunking, text, limit=limit)
+            pooled = store.search.pool_search(chunking, text, limit=limit, first_pass=first_pass)
             assert pooled == exact
     finally:
         store.close()
@@ -69,8 +69,8 @@ def test_pooling_search_equals_exact_bm25(tmp_path_factory, chunks, text, limit,
 
 def test_bm25_scores_are_fts5s_formula_worked_by_hand(store: Store) -> None:
     """One word, three chunks: idf, length normalisation and the title's half weight."""
-    store.ensure_chunking("v1")
-    store.upsert_chunks(
+    store.corpus.ensure_chunking("v1")
+    store.corpus.upsert_chunks(
         "v1",
         [
             {"id": "a", "text": "quota quota reset"},
@@ -80,7 +80,7 @@ def test_bm25_scores_are_fts5s_formula_worked_by_hand(store: Store) -> None:
     )
     # N = 3 rows, n = 2 hold "quota": idf = ln(1.5 / 2.5) < 0, floored at 1e-6 by FTS5.
     # Row tokens D (chunking column included, "v1" = 1 token): a 4, b 6, c 3; avgdl 13/3.
-    hits = store.pool_search("v1", "quota")
+    hits = store.search.pool_search("v1", "quota")
     assert [h.chunk_id for h in hits] == ["a", "b"]
 
     def part(f: float, d: int) -> float:
@@ -97,7 +97,7 @@ def test_common_topic_words_still_count(store: Store) -> None:
     "AIRE" (stemmed "air") is in 7 chunks; "skin" and "tumors" in 41 of 198. A chunk on skin
     tumours that does not name AIRE outranks chunks that only mention the air.
     """
-    store.ensure_chunking("v1")
+    store.corpus.ensure_chunking("v1")
     rows = [{"id": f"skin{i}", "text": f"skin tumors study {i} cohort"} for i in range(40)]
     rows += [{"id": f"air{i}", "text": f"air quality report {i}"} for i in range(6)]
     rows += [{"id": f"filler{i}", "text": f"filler words {i}"} for i in range(150)]
@@ -105,10 +105,10 @@ def test_common_topic_words_still_count(store: Store) -> None:
         {"id": "answer", "text": "AIRE is expressed in some skin tumors"},
         {"id": "short", "text": "skin tumors skin tumors"},
     ]
-    store.upsert_chunks("v1", rows)
+    store.corpus.upsert_chunks("v1", rows)
     text = "AIRE is expressed in some skin tumors"
-    hits = store.pool_search("v1", text, limit=3, first_pass=1)
-    assert hits == store.exact_search("v1", text, limit=3)
+    hits = store.search.pool_search("v1", text, limit=3, first_pass=1)
+    assert hits == store.search.exact_search("v1", text, limit=3)
     assert [h.chunk_id for h in hits[:2]] == ["answer", "short"]
 
 
@@ -116,39 +116,42 @@ def test_passage_lookup_leaves_out_words_too_common_to_matter(store: Store, monk
     """search_chunks(any_term=True) finds where a passage came from by its rare words."""
     from labeler.store import search
 
-    store.ensure_chunking("v1")
+    store.corpus.ensure_chunking("v1")
     rows = [{"id": f"c{i}", "text": f"common filler {i}"} for i in range(30)]
     rows += [{"id": "r1", "text": "common rare"}, {"id": "r2", "text": "rarer rare word"}]
-    store.upsert_chunks("v1", rows)
+    store.corpus.upsert_chunks("v1", rows)
     # Exact on a small corpus: every word is kept, rarest first.
-    assert store.selective_terms(["common", "rare", "rarer"]) == ["rarer", "rare", "common"]
+    assert store.search.selective_terms(["common", "rare", "rarer"]) == ["rarer", "rare", "common"]
     monkeypatch.setattr(search, "TERM_MAX_CHUNKS", 10)
-    assert store.selective_terms(["common", "rare", "rarer"]) == ["rarer", "rare"]
-    assert {c.id for c in store.search_chunks("v1", "common rare", any_term=True)} == {"r1", "r2"}
+    assert store.search.selective_terms(["common", "rare", "rarer"]) == ["rarer", "rare"]
+    assert {c.id for c in store.search.search_chunks("v1", "common rare", any_term=True)} == {
+        "r1",
+        "r2",
+    }
     # The pooling search keeps the common word: a chunk holding only it can rank.
-    pooled = [h.chunk_id for h in store.pool_search("v1", "common rare", limit=3)]
+    pooled = [h.chunk_id for h in store.search.pool_search("v1", "common rare", limit=3)]
     assert pooled[:2] == ["r1", "r2"]
     assert pooled[2].startswith("c")
     # Only common words: the two rarest are kept, so the lookup still finds something.
-    assert store.selective_terms(["common", "filler"]) == ["common", "filler"]
-    assert store.selective_terms(["absent"]) == ["absent"]
+    assert store.search.selective_terms(["common", "filler"]) == ["common", "filler"]
+    assert store.search.selective_terms(["absent"]) == ["absent"]
     monkeypatch.setattr(search, "POSTINGS_BUDGET", 2)
-    assert store.selective_terms(["common", "rare", "rarer"]) == ["rarer"]
+    assert store.search.selective_terms(["common", "rare", "rarer"]) == ["rarer"]
 
 
 def test_search_box_needs_every_word(store: Store) -> None:
-    store.ensure_chunking("v1")
-    store.upsert_chunks(
+    store.corpus.ensure_chunking("v1")
+    store.corpus.upsert_chunks(
         "v1",
         [{"id": "a", "text": "retry the request"}, {"id": "b", "text": "retry later"}],
     )
-    assert [c.id for c in store.search_chunks("v1", "retry request")] == ["a"]
-    assert [h.chunk_id for h in store.pool_search("v1", "retry request")] == ["a", "b"]
+    assert [c.id for c in store.search.search_chunks("v1", "retry request")] == ["a"]
+    assert [h.chunk_id for h in store.search.pool_search("v1", "retry request")] == ["a", "b"]
 
 
 def test_nothing_to_search_for(store: Store) -> None:
-    store.ensure_chunking("v1")
-    store.upsert_chunks("v1", [{"id": "a", "text": "retry"}])
-    assert store.pool_search("v1", "how do I") == []
-    assert store.pool_search("v1", "absent words") == []
-    assert store.exact_search("v1", "") == []
+    store.corpus.ensure_chunking("v1")
+    store.corpus.upsert_chunks("v1", [{"id": "a", "text": "retry"}])
+    assert store.search.pool_search("v1", "how do I") == []
+    assert store.search.pool_search("v1", "absent words") == []
+    assert store.search.exact_search("v1", "") == []

@@ -14,44 +14,44 @@ def test_the_migration_adds_its_tables_and_the_text_hash_index(store: Store) -> 
 
 
 def test_judged_questions_are_those_with_a_label_or_an_unanswerable_mark(loaded: Store) -> None:
-    loaded.set_grade("q1", "default", "rate-limits", "ana", 0)
-    loaded.set_mark("q3", "default", "ana", mark="unanswerable", value=True)
-    loaded.set_mark("q2", "default", "ana", mark="skipped", value=True)  # not a judgement
-    rows = loaded.judged_questions("default", ["accepted"])
+    loaded.labels.set_grade("q1", "default", "rate-limits", "ana", 0)
+    loaded.labels.set_mark("q3", "default", "ana", mark="unanswerable", value=True)
+    loaded.labels.set_mark("q2", "default", "ana", mark="skipped", value=True)  # not a judgement
+    rows = loaded.labels.judged_questions("default", ["accepted"])
     assert [(r["id"], r["tags"]) for r in rows] == [("q1", ["api"]), ("q3", ["errors"])]
-    assert loaded.judged_questions("other-chunking", ["accepted"]) == []
+    assert loaded.labels.judged_questions("other-chunking", ["accepted"]) == []
 
 
 def test_judged_questions_follow_the_review_status(loaded: Store) -> None:
-    loaded.upsert_questions([{"id": "g1", "text": "Generated?", "origin": "generated"}])
-    loaded.set_grade("g1", "default", "webhooks", "ana", 2)
-    assert [r["id"] for r in loaded.judged_questions("default", ["accepted"])] == []
-    pending = loaded.judged_questions("default", ["accepted", "pending"])
+    loaded.questions.upsert([{"id": "g1", "text": "Generated?", "origin": "generated"}])
+    loaded.labels.set_grade("g1", "default", "webhooks", "ana", 2)
+    assert [r["id"] for r in loaded.labels.judged_questions("default", ["accepted"])] == []
+    pending = loaded.labels.judged_questions("default", ["accepted", "pending"])
     assert [(r["id"], r["review_status"]) for r in pending] == [("g1", "pending")]
-    loaded.ensure_chunking("v2")
-    loaded.upsert_chunks("v2", [{"id": "w", "text": "Webhooks."}])
-    loaded.set_grade("q1", "v2", "w", "ana", 1)
-    assert list(loaded.chunking_labels("default")) == [("g1", "webhooks", "ana", 2)]
+    loaded.corpus.ensure_chunking("v2")
+    loaded.corpus.upsert_chunks("v2", [{"id": "w", "text": "Webhooks."}])
+    loaded.labels.set_grade("q1", "v2", "w", "ana", 1)
+    assert list(loaded.labels.chunking_labels("default")) == [("g1", "webhooks", "ana", 2)]
 
 
 def test_unanswerable_marks_list_only_set_marks(loaded: Store) -> None:
-    loaded.set_mark("q3", "default", "ana", mark="unanswerable", value=True)
-    loaded.set_mark("q3", "default", "ben", mark="unanswerable", value=True)
-    loaded.set_mark("q3", "default", "ben", mark="unanswerable", value=False)
-    assert loaded.unanswerable_marks("default") == [("q3", "ana")]
+    loaded.labels.set_mark("q3", "default", "ana", mark="unanswerable", value=True)
+    loaded.labels.set_mark("q3", "default", "ben", mark="unanswerable", value=True)
+    loaded.labels.set_mark("q3", "default", "ben", mark="unanswerable", value=False)
+    assert loaded.labels.unanswerable_marks("default") == [("q3", "ana")]
 
 
 def test_an_adjudication_is_kept_with_its_history(loaded: Store) -> None:
-    first = loaded.set_adjudication("q1", "default", "rate-limits", 2, "lead", note="says so")
+    first = loaded.adjudications.set("q1", "default", "rate-limits", 2, "lead", note="says so")
     assert first is None
-    assert loaded.set_adjudication("q1", "default", "rate-limits", 1, "lead") == 2
-    assert loaded.adjudications("default") == {("q1", "rate-limits"): 1}
-    assert loaded.adjudication("q1", "default", "rate-limits")["reviewer"] == "lead"
-    assert loaded.set_adjudication("q1", "default", "rate-limits", None, "lead") == 1
-    assert loaded.adjudications("default") == {}
+    assert loaded.adjudications.set("q1", "default", "rate-limits", 1, "lead") == 2
+    assert loaded.adjudications.current("default") == {("q1", "rate-limits"): 1}
+    assert loaded.adjudications.get("q1", "default", "rate-limits")["reviewer"] == "lead"
+    assert loaded.adjudications.set("q1", "default", "rate-limits", None, "lead") == 1
+    assert loaded.adjudications.current("default") == {}
     events = [
         (e["reviewer"], e["action"], e["old_grade"], e["new_grade"], e["note"])
-        for e in loaded.label_history("q1")
+        for e in loaded.labels.history("q1")
     ]
     assert events == [
         ("lead", "adjudicate", None, 2, "says so"),
@@ -61,8 +61,8 @@ def test_an_adjudication_is_kept_with_its_history(loaded: Store) -> None:
 
 
 def test_clearing_what_is_not_adjudicated_changes_nothing(loaded: Store) -> None:
-    assert loaded.set_adjudication("q1", "default", "rate-limits", None, "lead") is None
-    assert loaded.label_history("q1") == []
+    assert loaded.adjudications.set("q1", "default", "rate-limits", None, "lead") is None
+    assert loaded.labels.history("q1") == []
 
 
 @pytest.mark.parametrize(
@@ -77,14 +77,14 @@ def test_an_adjudication_needs_known_ids_and_a_grade(
     loaded: Store, question: str, chunk: str, grade: int, error: type
 ) -> None:
     with pytest.raises(error):
-        loaded.set_adjudication(question, "default", chunk, grade, "lead")
-    assert loaded.adjudications("default") == {}
+        loaded.adjudications.set(question, "default", chunk, grade, "lead")
+    assert loaded.adjudications.current("default") == {}
     assert loaded.scalar("SELECT count(*) FROM label_events") == 0
 
 
 def test_the_version_log_records_and_overwrites_by_name_and_number(store: Store) -> None:
     common = {"chunking": "default", "counts": {"questions": 2}, "selection": {"tags": []}}
-    store.record_version(
+    store.versions.record(
         name="faq",
         version=1,
         content_hash="sha256:a",
@@ -93,7 +93,7 @@ def test_the_version_log_records_and_overwrites_by_name_and_number(store: Store)
         created_at="t1",
         **common,
     )
-    store.record_version(
+    store.versions.record(
         name="faq",
         version=1,
         content_hash="sha256:b",
@@ -102,43 +102,43 @@ def test_the_version_log_records_and_overwrites_by_name_and_number(store: Store)
         created_at="t2",
         **common,
     )
-    recorded = store.recorded_versions("faq")
+    recorded = store.versions.recorded("faq")
     assert list(recorded) == [1]
     assert recorded[1]["content_hash"] == "sha256:b"
     assert recorded[1]["counts"] == {"questions": 2}
-    assert store.testset_names() == ["faq"]
-    assert store.recorded_versions("other") == {}
+    assert store.versions.testset_names() == ["faq"]
+    assert store.versions.recorded("other") == {}
 
 
 def test_chunks_are_found_by_the_hash_of_their_exact_text(loaded: Store) -> None:
     text = "Use the next_cursor field to get the next page of orders."
-    found = loaded.chunk_ids_by_text_hash("default", [text_hash(text), text_hash("nothing")])
+    found = loaded.corpus.chunk_ids_by_text_hash("default", [text_hash(text), text_hash("nothing")])
     assert found == {text_hash(text): ["pagination"]}
-    assert loaded.chunk_ids_by_text_hash("v2", [text_hash(text)]) == {}
+    assert loaded.corpus.chunk_ids_by_text_hash("v2", [text_hash(text)]) == {}
 
 
 def test_existing_question_ids_and_chunk_texts(loaded: Store) -> None:
-    assert loaded.existing_question_ids(["q1", "q9", "q3"]) == {"q1", "q3"}
-    rows = loaded.chunk_texts("default", ["webhooks", "nope"])
+    assert loaded.questions.existing_ids(["q1", "q9", "q3"]) == {"q1", "q3"}
+    rows = loaded.corpus.chunk_texts("default", ["webhooks", "nope"])
     assert [(r["id"], r["doc_id"], r["title"]) for r in rows] == [("webhooks", "hooks", "Webhooks")]
-    assert [i for i, _ in loaded.iter_chunk_texts("default")] == [
+    assert [i for i, _ in loaded.corpus.iter_chunk_texts("default")] == [
         "authentication",
         "error-codes",
         "pagination",
         "rate-limits",
         "webhooks",
     ]
-    assert loaded.chunking_exists("default")
-    assert not loaded.chunking_exists("v9")
+    assert loaded.corpus.chunking_exists("default")
+    assert not loaded.corpus.chunking_exists("v9")
 
 
 def test_a_snapshot_sees_one_state_of_the_database(loaded: Store, tmp_path) -> None:
     other = Store(loaded.path)
     try:
         with loaded.snapshot():
-            before = loaded.count_questions()
-            other.upsert_questions([{"id": "q9", "text": "Added meanwhile?"}])
-            assert loaded.count_questions() == before
-        assert loaded.count_questions() == before + 1
+            before = loaded.questions.count()
+            other.questions.upsert([{"id": "q9", "text": "Added meanwhile?"}])
+            assert loaded.questions.count() == before
+        assert loaded.questions.count() == before + 1
     finally:
         other.close()

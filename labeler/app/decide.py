@@ -41,7 +41,7 @@ def from_link(store) -> None:
     except LabelerError as error:
         st.session_state["_flash_error"] = f"Cannot open the link's queue: {error}"
         return
-    names = store.run_names()
+    names = store.runs.names()
     unknown = [r for r in (comparison.run_a, comparison.run_b) if r not in names]
     if unknown or comparison.run_a == comparison.run_b or policy not in POLICIES:
         st.session_state["_flash_error"] = (
@@ -60,7 +60,7 @@ def _values(comparison: Comparison) -> tuple[str, str, str, str]:
 
 def sidebar_options(store, on_change) -> None:
     """Below the "Queue" choice: the two runs, the metric and the policy to decide with."""
-    names = store.run_names()
+    names = store.runs.names()
     if len(names) < 2:
         st.caption("Import two runs to decide between them.")
         return

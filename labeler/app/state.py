@@ -60,7 +60,7 @@ def _current() -> Store:
     return store
 
 
-class RunStore:
+class CurrentStore:
     """A handle on the store of the script run (or fragment run) executing now.
 
     Every attribute is looked up on that run's ``Store``; see the module docstring for why a
@@ -74,14 +74,14 @@ class RunStore:
 
     def __repr__(self) -> str:
         store = getattr(_run, "store", None)
-        return f"<RunStore {store.path if store is not None else '(not open)'}>"
+        return f"<CurrentStore {store.path if store is not None else '(not open)'}>"
 
 
-_HANDLE = RunStore()
+_HANDLE = CurrentStore()
 
 
 def get_store() -> Store:
-    """The store of this run (a handle that stays right across runs; see RunStore)."""
+    """The store of this run (a handle that stays right across runs; see CurrentStore)."""
     return cast("Store", _HANDLE)
 
 
@@ -173,7 +173,7 @@ def flash(message: str) -> None:
 
 __all__ = [
     "REVIEWER_KEY",
-    "RunStore",
+    "CurrentStore",
     "db_path",
     "exports_path",
     "flash",

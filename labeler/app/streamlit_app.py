@@ -62,7 +62,7 @@ def main() -> None:
     st.set_page_config(page_title="labeler", page_icon=PAGE_ICON, layout="wide")
     inject_style()
     with run_scope():
-        get_store().current_chunking()  # opens (and if need be migrates) the database first
+        get_store().corpus.current_chunking()  # opens (and if need be migrates) the database first
         ask_reviewer()
         sections: dict[str, list] = {}
         for file, title, icon, section in PAGES:

@@ -24,7 +24,9 @@ def init(db_path: Path) -> None:
         labeler --help && labeler init --db project.db
     """
     with open_store(db_path) as store:
-        click.echo(f"Database ready: {store.path} (current chunking {store.current_chunking()!r})")
+        click.echo(
+            f"Database ready: {store.path} (current chunking {store.corpus.current_chunking()!r})"
+        )
 
 
 @main.command()
@@ -83,8 +85,8 @@ def search(query: str, limit: int, chunking: str | None, fmt: str, db_path: Path
         labeler search "retry after 429"
     """
     with open_store(db_path) as store:
-        chunking = chunking or store.current_chunking()
-        hits = store.search_chunks(chunking, query, limit=limit)
+        chunking = chunking or store.corpus.current_chunking()
+        hits = store.search.search_chunks(chunking, query, limit=limit)
     if fmt == "json":
         echo_json(
             [{"id": c.id, "title": c.title, "doc_id": c.doc_id, "text": c.text} for c in hits]

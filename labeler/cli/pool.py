@@ -17,11 +17,11 @@ def _question_ids(store, questions: tuple[str, ...], all_questions: bool) -> lis
         msg = "give question ids or --all, not both"
         raise LabelerError(msg, field="--all")
     if all_questions:
-        return store.question_ids()
+        return store.questions.ids()
     if not questions:
         msg = "name the questions (labeler pool Q1 Q2 ...), or give --all"
         raise LabelerError(msg, field="QUESTION")
-    unknown = [q for q in questions if store.get_question(q) is None]
+    unknown = [q for q in questions if store.questions.get(q) is None]
     if unknown:
         msg = f"unknown question id {unknown[0]!r}" + (
             f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
@@ -80,7 +80,7 @@ def pool_cmd(
     from labeler import pooling
 
     with open_store(db_path) as store:
-        chunking = chunking or store.current_chunking()
+        chunking = chunking or store.corpus.current_chunking()
         ids = _question_ids(store, questions, all_questions)
         if compute:
             with click.progressbar(

@@ -70,8 +70,8 @@ def remap_cmd(
             write_report(plan, report)
         result = apply_remap(store, plan, dry_run=dry_run)
         if make_current and not dry_run:
-            store.set_current_chunking(to_chunking)
-        current = store.current_chunking()
+            store.corpus.set_current_chunking(to_chunking)
+        current = store.corpus.current_chunking()
     if fmt == "json":
         echo_json(result.as_json())
         return

@@ -273,8 +273,8 @@ def flags_cmd(fmt: str, db_path: Path, **settings: object) -> None:
         else:
             config = load_config(store)
         ensure_flags(store)
-        counts = store.flag_counts(None)
-        pending = store.flag_counts("pending")
+        counts = store.flags.flag_counts(None)
+        pending = store.flags.flag_counts("pending")
     if fmt == "json":
         echo_json({"config": config.as_dict(), "flagged": counts, "flagged_pending": pending})
         return

@@ -131,7 +131,7 @@ def witnessed(info: VersionInfo, record: dict | None) -> VersionInfo:
 
 def list_versions(out: str | Path, name: str, *, store: Store | None = None) -> list[VersionInfo]:
     """Every version of ``name`` under ``out``, oldest first, each checked against its hash."""
-    recorded = store.recorded_versions(name) if store is not None else {}
+    recorded = store.versions.recorded(name) if store is not None else {}
     return [
         witnessed(check_version(name, number, path), recorded.get(number))
         for number, path in version_dirs(out, name)
@@ -145,7 +145,7 @@ def database_hash(store: Store, folder: Path, manifest: dict) -> str | None:
     number = manifest.get("version")
     if not isinstance(name, str) or not isinstance(number, int):
         return None
-    record = store.recorded_versions(name).get(number)
+    record = store.versions.recorded(name).get(number)
     if record is None or Path(record["path"]).resolve() != folder.resolve():
         return None
     return record["content_hash"]

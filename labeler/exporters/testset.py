@@ -200,7 +200,7 @@ def _content(
         row["id"]: ChunkEntry(
             id=row["id"], text=row["text"], doc_id=row["doc_id"], title=row["title"]
         )
-        for row in store.chunk_texts(chunking, wanted)
+        for row in store.corpus.chunk_texts(chunking, wanted)
     }
     qrels: dict[str, dict[str, int]] = {}
     missing = 0
@@ -261,19 +261,19 @@ def plan_export(
     name = check_name(name)
     selection.check()
     out = Path(out)
-    chunking = chunking or store.current_chunking()
-    if not store.chunking_exists(chunking):
+    chunking = chunking or store.corpus.current_chunking()
+    if not store.corpus.chunking_exists(chunking):
         msg = f"no chunking named {chunking!r}"
         raise NotFoundError(msg, field="chunking")
     infos = list_versions(out, name, store=store)
     check_intact(infos)
 
     with store.snapshot():
-        questions = store.judged_questions(chunking, selection.statuses())
+        questions = store.labels.judged_questions(chunking, selection.statuses())
         judged = {q["id"] for q in questions}
-        labels = [row for row in store.chunking_labels(chunking) if row[0] in judged]
-        marks = [row for row in store.unanswerable_marks(chunking) if row[0] in judged]
-        adjudications = store.adjudications(chunking)
+        labels = [row for row in store.labels.chunking_labels(chunking) if row[0] in judged]
+        marks = [row for row in store.labels.unanswerable_marks(chunking) if row[0] in judged]
+        adjudications = store.adjudications.current(chunking)
         ids = _selected(questions, labels, marks, selection)
         agreed = consensus(
             labels, marks, adjudications, policy=get_policy(selection.policy), questions=ids
@@ -282,7 +282,7 @@ def plan_export(
         wanted = set(selection.tags)
         stale = sum(
             1
-            for row in store.stale_labels(chunking, selection.statuses())
+            for row in store.labels.stale_labels(chunking, selection.statuses())
             if not wanted or wanted & set(row["tags"])
         )
 
@@ -421,7 +421,7 @@ def write_version(store: Store, plan: ExportPlan, *, created: str | None = None)
             if target.exists():
                 msg = f"v{plan.version} was created meanwhile by another export; run it again"
                 raise LabelerError(msg, path=target)
-            store.record_version(
+            store.versions.record(
                 name=plan.name,
                 version=plan.version,
                 content_hash=plan.content_hash,

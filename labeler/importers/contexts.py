@@ -94,14 +94,14 @@ class ContextMatcher:
         self.store = store
         self.chunking = chunking
         self._all: list[tuple[str, str, frozenset[str]]] | None = None
-        self._size = store.count_chunks(chunking)
+        self._size = store.corpus.count_chunks(chunking)
 
     def _candidates(self, text: str) -> list[tuple[str, str, frozenset[str]]]:
         """(chunk id, normalised text, words) of the chunks worth scoring against ``text``."""
         if self._size <= SCORE_ALL_UP_TO:
             if self._all is None:
                 self._all = []
-                for chunk_id, body in self.store.iter_chunk_texts(self.chunking):
+                for chunk_id, body in self.store.corpus.iter_chunk_texts(self.chunking):
                     flat = normalise(body)
                     self._all.append((chunk_id, flat, words(flat)))
             return self._all
@@ -113,7 +113,7 @@ class ContextMatcher:
             # of them, at a fraction of the cost (a common word matches half the corpus).
             terms = sorted(fts_terms(segment), key=len, reverse=True)[:QUERY_TERMS]
             query = " ".join(terms)
-            for chunk in self.store.search_chunks(
+            for chunk in self.store.search.search_chunks(
                 self.chunking, query, limit=SHORTLIST, any_term=True
             ):
                 found.setdefault(chunk.id, chunk.text)
@@ -122,14 +122,14 @@ class ContextMatcher:
     def match(self, context: str, *, ids: Iterable[str] = ()) -> ContextMatch:
         wanted = [i for i in ids if i]
         if wanted:
-            known = self.store.get_chunks(self.chunking, wanted)
+            known = self.store.corpus.get_chunks(self.chunking, wanted)
             if known:
                 return ContextMatch("id", tuple(i for i in wanted if i in known), 100.0)
         text = strip_hop(context)
         if not text.strip():
             return ContextMatch("none")
         hashes = {text_hash(text), text_hash(text.strip()), text_hash(context)}
-        found = self.store.chunk_ids_by_text_hash(self.chunking, hashes)
+        found = self.store.corpus.chunk_ids_by_text_hash(self.chunking, hashes)
         exact = sorted({c for ids_ in found.values() for c in ids_})
         if exact:
             return ContextMatch("exact", tuple(exact[:MAX_PER_CONTEXT]), 100.0)

@@ -56,20 +56,20 @@ def write_chunks(
 ) -> ImportReport:
     """The checks and writes of a chunk import, over records from any reader."""
     with store.write():
-        store.ensure_chunking(chunking, source=str(path))
+        store.corpus.ensure_chunking(chunking, source=str(path))
         added, updated, unchanged = upsert_unique(
             (
                 (line, {**_chunk_row(record, path=path, line=line), "line": line})
                 for line, record in records
             ),
-            lambda rows: store.upsert_chunks(chunking, rows, replace_text=replace_text),
+            lambda rows: store.corpus.upsert_chunks(chunking, rows, replace_text=replace_text),
             path=path,
             what="chunk",
             batch=BATCH,
         )
         if not added + updated + unchanged:
             raise empty_file(path, "chunks")
-        changes = store.take_text_changes()
+        changes = store.corpus.take_text_changes()
         refuse_text_changes([c for c in changes if not c[3]], path=path)
     detail = f"chunking {chunking!r}"
     stale = sum(c[2] for c in changes)
@@ -145,7 +145,7 @@ def import_documents(
                 (line, _document_row(record, path=path, line=line))
                 for line, record in iter_jsonl(path, progress)
             ),
-            store.upsert_documents,
+            store.corpus.upsert_documents,
             path=path,
             what="document",
             batch=1000,

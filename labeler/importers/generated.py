@@ -149,7 +149,7 @@ def _paired(row: GeneratedQuestion) -> list[tuple[str, tuple[str, ...]]]:
 def _context_text(store: Store, chunking: str, context: str, match: ContextMatch) -> str:
     """What to keep of a context: its text, or the chunk's when it was given as a chunk id."""
     if match.how == "id" and (not context.strip() or context in match.chunk_ids):
-        chunk = store.get_chunk(chunking, match.chunk_ids[0])
+        chunk = store.corpus.get_chunk(chunking, match.chunk_ids[0])
         if chunk is not None:
             return chunk.text
     return context
@@ -173,7 +173,7 @@ def write_generated(
     A question already reviewed (accepted or rejected) is left exactly as it is: re-importing a
     file never undoes a reviewer's work. ``tags`` go on the questions this import adds.
     """
-    chunking = chunking or store.current_chunking()
+    chunking = chunking or store.corpus.current_chunking()
     rows, duplicates = _merge_duplicates(path, questions)
     if not rows and not multi_turn:
         raise empty_file(path, "questions")
@@ -184,8 +184,8 @@ def write_generated(
     added = updated = reviewed = suggested = 0
     with store.write():
         existing = {
-            question_id: store.get_question(question_id)
-            for question_id in store.existing_question_ids(seen)
+            question_id: store.questions.get(question_id)
+            for question_id in store.questions.existing_ids(seen)
         }
         upserts, pools, generation = [], [], []
         for row in rows:
@@ -217,10 +217,10 @@ def write_generated(
             pools.append((row.id, list(matched)))
             generation.append((row, contexts))
         for start in range(0, len(upserts), 1000):
-            a, u = store.upsert_questions(upserts[start : start + 1000])
+            a, u = store.questions.upsert(upserts[start : start + 1000])
             added, updated = added + a, updated + u
         for row, contexts in generation:
-            store.save_generation(
+            store.reviews.save_generation(
                 row.id,
                 synthesizer=row.synthesizer,
                 persona=row.persona,
@@ -232,7 +232,7 @@ def write_generated(
             )
         for question_id, chunk_ids in pools:
             if chunk_ids:
-                suggested += store.add_to_pool(
+                suggested += store.pools.add(
                     question_id, chunking, chunk_ids, source="suggested", added_by=f"import:{kind}"
                 )
     report = ImportReport(

@@ -91,14 +91,14 @@ def write_labels(
 ) -> ImportReport:
     """Stage (line, question, chunk, grade), check every id, merge as ``reviewer``'s labels."""
     reviewer = check_reviewer(reviewer)
-    chunking = chunking or store.current_chunking()
+    chunking = chunking or store.corpus.current_chunking()
     with store.write():
-        store.stage_labels(keyed(lines))
+        store.labels.stage_labels(keyed(lines))
         with lines_named():
-            store.check_staged_labels(chunking, str(path))
-        added, updated, unchanged = store.merge_staged_labels(chunking, reviewer)
+            store.labels.check_staged_labels(chunking, str(path))
+        added, updated, unchanged = store.labels.merge_staged_labels(chunking, reviewer)
         if added or updated:
-            for question_id in store.staged_label_questions():
+            for question_id in store.labels.staged_label_questions():
                 refresh_progress(store, question_id, chunking)
     return ImportReport(
         "qrels",

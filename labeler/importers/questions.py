@@ -163,7 +163,7 @@ def write_questions(
     with store.write():
         added, updated, unchanged = upsert_unique(
             ((line, question_row(record, path=path, line=line)) for line, record in records),
-            store.upsert_questions,
+            store.questions.upsert,
             path=path,
             what="question",
             batch=5000,

@@ -31,9 +31,9 @@ def _stage(store: Store, path: Path, chunking: str, progress: Progress | None) -
                 tags.add(row.tag)
             yield row.line, row.question_id, row.chunk_id, row.rank, row.score
 
-    store.stage_results(keyed(staged()))
+    store.runs.stage_results(keyed(staged()))
     with lines_named():
-        store.check_staged_results(chunking, str(path))
+        store.runs.check_staged_results(chunking, str(path))
     return tags
 
 
@@ -57,10 +57,10 @@ def read_checked_run(
     from labeler.metrics.tables import Run
 
     path = check_file(path)
-    chunking = chunking or store.current_chunking()
+    chunking = chunking or store.corpus.current_chunking()
     with store.snapshot():
         tags = _stage(store, path, chunking, None)
-        rows = store.staged_ranking()
+        rows = store.runs.staged_ranking()
     return Run.from_rows(
         _run_name(name, tags, Path(shown_as) if shown_as else path),
         [r[0] for r in rows],
@@ -86,15 +86,15 @@ def import_run(
     path = check_file(path)
     if pool_depth < 1:
         raise LabelerError(f"must be at least 1, got {pool_depth}", field="pool-depth")
-    chunking = chunking or store.current_chunking()
+    chunking = chunking or store.corpus.current_chunking()
     with store.write():
         tags = _stage(store, path, chunking, progress)
         run_name = _run_name(name, tags, path)
-        added, updated, unchanged = store.merge_staged_results(
+        added, updated, unchanged = store.runs.merge_staged_results(
             run_name, chunking, str(path), pool_depth=pool_depth
         )
         if added or updated:
-            for question_id in store.graded_questions_in_staged_results(chunking):
+            for question_id in store.runs.graded_questions_in_staged_results(chunking):
                 refresh_progress(store, question_id, chunking)
     return ImportReport(
         "run",

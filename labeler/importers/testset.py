@@ -95,7 +95,7 @@ def import_testset(
         return _import_beir(
             store,
             folder,
-            chunking=chunking or store.current_chunking(),
+            chunking=chunking or store.corpus.current_chunking(),
             reviewer=check_reviewer(reviewer or default_reviewer(folder.resolve().name)),
             split=split,
             grade_map=grade_map,
@@ -109,7 +109,7 @@ def import_testset(
 
 def _import_chunks(store: Store, version: Version, chunking: str) -> ImportReport:
     chunks = version.content.chunks
-    stored = store.get_chunks(chunking, list(chunks))
+    stored = store.corpus.get_chunks(chunking, list(chunks))
     lines = {chunk_id: line for line, chunk_id in enumerate(chunks, start=1)}  # canonical file
     for chunk_id in sorted(stored, key=lines.__getitem__):
         chunk, mine = stored[chunk_id], chunks[chunk_id]
@@ -126,7 +126,7 @@ def _import_chunks(store: Store, version: Version, chunking: str) -> ImportRepor
         for chunk_id, c in chunks.items()
         if chunk_id not in stored
     ]
-    added, _ = store.upsert_chunks(chunking, new)
+    added, _ = store.corpus.upsert_chunks(chunking, new)
     return ImportReport(
         "chunks",
         str(version.path / "chunks.jsonl"),
@@ -139,7 +139,7 @@ def _import_chunks(store: Store, version: Version, chunking: str) -> ImportRepor
 def _import_questions(store: Store, rows: list[dict], path: Path) -> ImportReport:
     added = updated = 0
     for start in range(0, len(rows), 5000):
-        a, u = store.upsert_questions(rows[start : start + 5000])
+        a, u = store.questions.upsert(rows[start : start + 5000])
         added, updated = added + a, updated + u
     return ImportReport(
         "questions", str(path), added=added, updated=updated, unchanged=len(rows) - added - updated
@@ -150,7 +150,7 @@ def _mark_unanswerable(
     store: Store, question_ids: list[str], chunking: str, reviewer: str, path: Path
 ) -> ImportReport:
     added = sum(
-        store.set_mark(question_id, chunking, reviewer, mark="unanswerable", value=True)
+        store.labels.set_mark(question_id, chunking, reviewer, mark="unanswerable", value=True)
         for question_id in question_ids
     )
     return ImportReport(
@@ -169,9 +169,9 @@ def _import_qrels(store: Store, version: Version, chunking: str, reviewer: str) 
     question's progress whenever it is opened."""
     path = version.path / QRELS
     lines = [(n, q, c, g) for n, (q, c, g) in enumerate(version.content.qrels_lines(), start=1)]
-    store.stage_labels(lines)
-    store.check_staged_labels(chunking, str(path))
-    added, updated, unchanged = store.merge_staged_labels(chunking, reviewer)
+    store.labels.stage_labels(lines)
+    store.labels.check_staged_labels(chunking, str(path))
+    added, updated, unchanged = store.labels.merge_staged_labels(chunking, reviewer)
     return ImportReport(
         "qrels",
         str(path),
@@ -186,12 +186,12 @@ def _import_version(
     store: Store, version: Version, *, chunking: str | None, reviewer: str | None
 ) -> TestsetImport:
     content = version.content
-    chunking = chunking or str(version.manifest.get("chunking") or store.current_chunking())
+    chunking = chunking or str(version.manifest.get("chunking") or store.corpus.current_chunking())
     reviewer = check_reviewer(
         reviewer or default_reviewer(f"{version.name[:60]}@v{version.number}")
     )
     with store.write():
-        store.ensure_chunking(chunking, source=str(version.path))
+        store.corpus.ensure_chunking(chunking, source=str(version.path))
         reports = [_import_chunks(store, version, chunking)]
         rows = [
             {

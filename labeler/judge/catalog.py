@@ -37,12 +37,12 @@ class MetricInfo:
 
 
 def list_metrics(store: Store, *, chunking: str | None = None) -> list[MetricInfo]:
-    chunking = chunking or store.current_chunking()
-    stored = store.rating_metrics()
-    counts = store.metric_counts()
-    judges = store.metric_judges()
+    chunking = chunking or store.corpus.current_chunking()
+    stored = store.ratings.metrics()
+    counts = store.ratings.metric_counts()
+    judges = store.ratings.metric_judges()
     plans: dict[str, list[str]] = {}
-    for plan in store.plans():
+    for plan in store.plans.all():
         plans.setdefault(plan["metric"], []).append(plan["name"])
     found = []
     for name in report_metrics(store, chunking):
@@ -50,7 +50,7 @@ def list_metrics(store: Store, *, chunking: str | None = None) -> list[MetricInf
         count = counts.get(name, {"model": 0, "human": 0})
         humans = count["human"]
         if name == RELEVANCE:
-            humans += store.label_count(chunking)
+            humans += store.ratings.label_count(chunking)
         found.append(
             MetricInfo(
                 name=name,
@@ -81,7 +81,7 @@ def define_metric(
     name = (name or "").strip()
     if not name:
         raise LabelerError("a metric needs a name", field="metric")
-    stored = store.rating_metrics().get(name)
+    stored = store.ratings.metrics().get(name)
     if stored is None and scale is None and name != RELEVANCE:
         msg = f"{name!r} is a new metric: give its --scale"
         raise NotFoundError(msg, field="scale")
@@ -111,7 +111,7 @@ def define_metric(
         settled = MetricSettled(name, Scale("score", threshold=value, pass_when=when), source)
     check_stored_fit(store, settled, stored)
     with store.write():
-        changed = store.save_metric(
+        changed = store.ratings.save_metric(
             name,
             scale=settled.scale.spec,
             threshold=settled.scale.threshold if spec.kind == "score" else None,
@@ -120,7 +120,7 @@ def define_metric(
             definition=definition.strip() if definition else None,
         )
         if spec.kind == "score" and threshold is not None:
-            store.rescore_metric(name)
+            store.ratings.rescore_metric(name)
     return changed
 
 

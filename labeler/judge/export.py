@@ -33,13 +33,13 @@ PROMPT = "labeler_judge"
 def _metric_input(store: Store, metric: str, key: str, chunking: str) -> dict:
     if metric == RELEVANCE:
         pair = parse_relevance_key(key)
-        question = store.get_question(pair[0]) if pair else None
-        chunk = store.get_chunk(chunking, pair[1]) if pair else None
+        question = store.questions.get(pair[0]) if pair else None
+        chunk = store.corpus.get_chunk(chunking, pair[1]) if pair else None
         return {
             "user_input": question.text if question else None,
             "retrieved_contexts": [chunk.text] if chunk else [],
         }
-    row = store.rating_items_by_key([key]).get(key, {})
+    row = store.ratings.rating_items_by_key([key]).get(key, {})
     found = {"user_input": row.get("question")}
     if row.get("answer") is not None:
         found["response"] = row["answer"]
@@ -53,7 +53,9 @@ def annotated_samples(store: Store, metric: str, judge: str, *, chunking: str) -
     humans: dict[str, dict[str, int]] = {}
     judged: dict[str, tuple[int, float, str | None]] = {}
     reasons: dict[str, list[str]] = {}
-    for key, rater, kind, value, passed, rationale in store.metric_ratings(metric, chunking):
+    for key, rater, kind, value, passed, rationale in store.ratings.metric_ratings(
+        metric, chunking
+    ):
         code = scale.code(value, None if passed is None else bool(passed))
         if kind == "human":
             humans.setdefault(key, {})[rater] = code
@@ -61,9 +63,11 @@ def annotated_samples(store: Store, metric: str, judge: str, *, chunking: str) -
                 reasons.setdefault(key, []).append(rationale)
         elif rater == judge:
             judged[key] = (code, value, rationale)
-    adjudicated = store.relevance_adjudications(chunking) if metric == RELEVANCE else {}
+    adjudicated = (
+        store.adjudications.relevance_adjudications(chunking) if metric == RELEVANCE else {}
+    )
     verdicts, _, _ = human_verdicts(humans, adjudicated)
-    extras = store.rating_extras(metric, judge)
+    extras = store.ratings.rating_extras(metric, judge)
     samples = []
     for key in sorted(k for k in judged if k in verdicts):
         code, value, rationale = judged[key]
@@ -112,7 +116,7 @@ def ragas_annotated(
     chunking: str | None = None,
 ) -> dict[str, list[dict]]:
     """{metric: [sample, ...]} for every metric (or ``metrics``) with a judge to export."""
-    chunking = chunking or store.current_chunking()
+    chunking = chunking or store.corpus.current_chunking()
     names = list(metrics) if metrics else report_metrics(store, chunking)
     found: dict[str, list[dict]] = {}
     with store.snapshot():

@@ -277,7 +277,7 @@ def check_stored_fit(store: Store, settled: MetricSettled, stored: dict | None) 
     """A metric whose scale changes must still hold every verdict stored for it."""
     if stored is None or stored["scale"] == settled.scale.spec:
         return
-    found = store.metric_value_range(settled.name)
+    found = store.ratings.metric_value_range(settled.name)
     if not found["n"]:
         return
     probe = {"low": found["low"], "high": found["high"]}
@@ -365,34 +365,34 @@ def import_judgements(
 
     path = check_file(path)
     scales, thresholds = dict(scales or {}), dict(thresholds or {})
-    chunking = chunking or store.current_chunking()
+    chunking = chunking or store.corpus.current_chunking()
     kind = get_format(fmt) if fmt else detect_format(path)
     source = kind.read(path, ReadOptions(judge=judge, reviewer=reviewer))
-    stored_metrics = store.rating_metrics()
+    stored_metrics = store.ratings.metrics()
     items: list[tuple] = []
     seen: dict[str, Item] = {}
     with store.write():
-        store.begin_rating_stage()
+        store.ratings.begin_rating_stage()
 
         def flush_items() -> None:
-            store.stage_items(items)
+            store.ratings.stage_items(items)
             items.clear()
 
         batch: list[tuple] = []
         for staged in _staged_rows(source.rows, path, items, seen):
             batch.append(staged)
             if len(batch) >= 50_000:
-                store.stage_ratings(batch)
+                store.ratings.stage_ratings(batch)
                 batch.clear()
                 flush_items()
-        store.stage_ratings(batch)
+        store.ratings.stage_ratings(batch)
         flush_items()
 
-        values = store.staged_metric_values()
+        values = store.ratings.staged_metric_values()
         for name in sorted(source.tentative - set(scales)):
             found = values.get(name)
             if found is not None and (found["low"] < 0 or found["high"] > 1):
-                store.drop_staged_metric(name)
+                store.ratings.drop_staged_metric(name)
                 del values[name]
                 source.skip(f"column {name!r}: not a score from 0 to 1, so not a metric")
         for name in (*scales, *thresholds):
@@ -412,17 +412,17 @@ def import_judgements(
             )
             check_stored_fit(store, metric, stored_metrics.get(name))
             scale = metric.scale
-            store.check_staged_verdicts(
+            store.ratings.check_staged_verdicts(
                 str(path),
                 name,
                 _sql_condition(scale),
                 f"{{!r}} is not a verdict on {name}'s scale: {scale.describe()}",
             )
             settled.append(metric)
-        store.resolve_staged_items(chunking, str(path))
-        store.check_staged_ratings(str(path))
+        store.ratings.resolve_staged_items(chunking, str(path))
+        store.ratings.check_staged_ratings(str(path))
         for metric in settled:
-            store.save_metric(
+            store.ratings.save_metric(
                 metric.name,
                 scale=metric.scale.spec,
                 threshold=metric.scale.threshold if metric.scale.kind == "score" else None,
@@ -430,15 +430,15 @@ def import_judgements(
                 pass_when=metric.scale.pass_when,
             )
             if metric.scale.kind == "score":
-                store.settle_staged_passes(metric.name, stated=metric.name in thresholds)
+                store.ratings.settle_staged_passes(metric.name, stated=metric.name in thresholds)
                 if metric.name in thresholds:
-                    store.rescore_metric(metric.name)
+                    store.ratings.rescore_metric(metric.name)
         labels: dict[str, tuple[int, int, int]] = {}
-        for name, lines in store.staged_human_relevance().items():
+        for name, lines in store.ratings.staged_human_relevance().items():
             report = write_labels(store, path, lines, reviewer=name, chunking=chunking, skipped=[0])
             labels[name] = (report.added, report.updated, report.unchanged)
-        store.drop_staged_human_relevance()
-        counts = store.merge_staged_ratings(chunking, str(path))
+        store.ratings.drop_staged_human_relevance()
+        counts = store.ratings.merge_staged_ratings(chunking, str(path))
     return JudgeImport(
         path=str(path),
         format=kind.name,

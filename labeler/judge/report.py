@@ -452,10 +452,12 @@ def _with_questions(
         return stats
     if metric == RELEVANCE:
         pairs = {key: parse_relevance_key(key) for key in keys}
-        texts = store.question_texts(sorted({p[0] for p in pairs.values() if p}))
+        texts = store.questions.texts(sorted({p[0] for p in pairs.values() if p}))
         found = {key: texts.get(p[0]) if p else None for key, p in pairs.items()}
     else:
-        found = {key: row["question"] for key, row in store.rating_items_by_key(keys).items()}
+        found = {
+            key: row["question"] for key, row in store.ratings.rating_items_by_key(keys).items()
+        }
     return {
         name: replace(
             j,
@@ -468,7 +470,7 @@ def _with_questions(
 def metric_scale(store: Store, metric: str) -> Scale:
     if metric == RELEVANCE:
         return RELEVANCE_SCALE
-    stored = store.rating_metrics().get(metric)
+    stored = store.ratings.metrics().get(metric)
     if stored is None:
         msg = f"no ratings of the metric {metric!r}"
         raise NotFoundError(msg, field="metric")
@@ -480,8 +482,8 @@ def metric_scale(store: Store, metric: str) -> Scale:
 
 def report_metrics(store: Store, chunking: str) -> list[str]:
     """Every metric with ratings, plus relevance when reviewers have graded chunks."""
-    names = set(store.rating_metrics())
-    if store.has_relevance_labels(chunking):
+    names = set(store.ratings.metrics())
+    if store.ratings.has_relevance_labels(chunking):
         names.add(RELEVANCE)
     return sorted(names)
 
@@ -495,21 +497,25 @@ def metric_report(
     seed: int = 0,
     judges: tuple[str, ...] | None = None,
 ) -> MetricReport:
-    chunking = chunking or store.current_chunking()
+    chunking = chunking or store.corpus.current_chunking()
     scale = metric_scale(store, metric)
     humans: dict[str, dict[str, int]] = {}
     models: dict[str, dict[str, tuple[int, float, str | None]]] = {}
     items = set()
-    for key, rater, kind, value, passed, rationale in store.metric_ratings(metric, chunking):
+    for key, rater, kind, value, passed, rationale in store.ratings.metric_ratings(
+        metric, chunking
+    ):
         code = scale.code(value, None if passed is None else bool(passed))
         items.add(key)
         if kind == "human":
             humans.setdefault(key, {})[rater] = code
         else:
             models.setdefault(rater, {})[key] = (code, value, rationale)
-    adjudicated = store.relevance_adjudications(chunking) if metric == RELEVANCE else {}
+    adjudicated = (
+        store.adjudications.relevance_adjudications(chunking) if metric == RELEVANCE else {}
+    )
     verdicts, tied, used = human_verdicts(humans, adjudicated)
-    stored = store.rating_metrics().get(metric)
+    stored = store.ratings.metrics().get(metric)
     stats = {
         rater: judge_stats(metric, scale, rater, given, verdicts, resamples=resamples, seed=seed)
         for rater, given in sorted(models.items())
@@ -538,7 +544,7 @@ def build_report(
     seed: int = 0,
 ) -> Report:
     """The judge report for ``metrics`` (every metric with ratings when None)."""
-    chunking = chunking or store.current_chunking()
+    chunking = chunking or store.corpus.current_chunking()
     names = list(metrics) if metrics else report_metrics(store, chunking)
     with store.snapshot():
         found = {

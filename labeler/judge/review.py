@@ -66,7 +66,7 @@ class Progress:
 
 
 def _plan(store: Store, name: str) -> dict:
-    plan = store.plan(name)
+    plan = store.plans.get(name)
     if plan is None:
         msg = f"no sample plan named {name!r} (make one with labeler judge sample)"
         raise NotFoundError(msg, field="plan")
@@ -74,7 +74,7 @@ def _plan(store: Store, name: str) -> dict:
 
 
 def plan_keys(store: Store, name: str) -> list[str]:
-    return [row["item"] for row in store.plan_items(name)]
+    return [row["item"] for row in store.plans.items(name)]
 
 
 def _context(
@@ -88,7 +88,7 @@ def _context(
     """(reviewer, chunking, metric, judge) of a reviewer's step: the metric and judge of a
     plan, or of one item opened with its metric (and judge)."""
     reviewer = check_reviewer(reviewer)
-    chunking = chunking or store.current_chunking()
+    chunking = chunking or store.corpus.current_chunking()
     if plan_name is not None:
         plan = _plan(store, plan_name)
         return reviewer, chunking, plan["metric"], plan["judge"]
@@ -112,14 +112,14 @@ def plans_with(store: Store, metric: str, key: str) -> list[str]:
     """The sample plans of ``metric`` that hold the item ``key``."""
     return [
         p["name"]
-        for p in store.plans()
+        for p in store.plans.all()
         if p["metric"] == metric and key in plan_keys(store, p["name"])
     ]
 
 
 def _verdicts(store: Store, metric: str, scale: Scale, key: str, chunking: str) -> list[Verdict]:
     found = []
-    for row in store.item_ratings(metric, key, chunking):
+    for row in store.ratings.item_ratings(metric, key, chunking):
         passed = None if row["passed"] is None else bool(row["passed"])
         code = scale.code(row["value"], passed)
         found.append(
@@ -165,12 +165,12 @@ def open_item(
         judge_name = models[0].rater
     judge = next((v for v in models if v.rater == judge_name), None)
     others = tuple(v for v in verdicts if v is not mine and v is not judge)
-    stored = store.rating_metrics().get(metric)
+    stored = store.ratings.metrics().get(metric)
     details: dict = {}
     pair = parse_relevance_key(key) if metric == RELEVANCE else None
     if pair is not None:
-        question = store.get_question(pair[0])
-        chunk = store.get_chunk(chunking, pair[1])
+        question = store.questions.get(pair[0])
+        chunk = store.corpus.get_chunk(chunking, pair[1])
         details = {
             "question": question.text if question else None,
             "question_id": pair[0],
@@ -179,7 +179,7 @@ def open_item(
             "chunk_text": chunk.text if chunk else None,
         }
     else:
-        row = store.rating_items_by_key([key]).get(key, {})
+        row = store.ratings.rating_items_by_key([key]).get(key, {})
         details = {
             "question": row.get("question"),
             "question_id": row.get("question_id"),
@@ -214,10 +214,10 @@ def progress(
     store: Store, plan_name: str, reviewer: str, *, chunking: str | None = None
 ) -> Progress:
     """How far ``reviewer`` is through the plan."""
-    chunking = chunking or store.current_chunking()
+    chunking = chunking or store.corpus.current_chunking()
     plan = _plan(store, plan_name)
     keys = plan_keys(store, plan_name)
-    done = store.rated_plan_items(plan_name, plan["metric"], reviewer, chunking)
+    done = store.plans.rated_plan_items(plan_name, plan["metric"], reviewer, chunking)
     return Progress(done=len(done & set(keys)), total=len(keys))
 
 
@@ -231,10 +231,10 @@ def next_item(
 ) -> str | None:
     """The first item after ``after`` (in plan order, wrapping) that ``reviewer`` has not yet
     rated; None when every item is done."""
-    chunking = chunking or store.current_chunking()
+    chunking = chunking or store.corpus.current_chunking()
     plan = _plan(store, plan_name)
     keys = plan_keys(store, plan_name)
-    done = store.rated_plan_items(plan_name, plan["metric"], reviewer, chunking)
+    done = store.plans.rated_plan_items(plan_name, plan["metric"], reviewer, chunking)
     start = keys.index(after) + 1 if after in keys else 0
     for key in keys[start:] + keys[:start]:
         if key not in done:
@@ -258,7 +258,7 @@ def give_verdict(
     reviewer, chunking, metric, judge = _context(
         store, plan_name, reviewer, metric, judge, chunking
     )
-    if reviewer == judge or store.raters().get(reviewer) == "model":
+    if reviewer == judge or store.ratings.raters().get(reviewer) == "model":
         msg = f"{reviewer!r} is a judge; review under your own name"
         raise LabelerError(msg, field="reviewer")
     scale = metric_scale(store, metric)
@@ -270,9 +270,9 @@ def give_verdict(
         labeling.grade(store, question_id, chunk_id, reviewer, code, chunking=chunking)
         return
     if scale.kind == "ordinal":
-        store.set_rating(key, metric, reviewer, float(scale.low + code))
+        store.ratings.set_rating(key, metric, reviewer, float(scale.low + code))
     else:
-        store.set_rating(key, metric, reviewer, float(code), passed=bool(code))
+        store.ratings.set_rating(key, metric, reviewer, float(code), passed=bool(code))
 
 
 def save_note(
@@ -304,7 +304,7 @@ def save_note(
         msg = "give your verdict before adding a note"
         raise LabelerError(msg, field="note")
     passed = None if scale.kind == "ordinal" else bool(mine.code)
-    store.set_rating(key, metric, reviewer, mine.value, passed=passed, rationale=note)
+    store.ratings.set_rating(key, metric, reviewer, mine.value, passed=passed, rationale=note)
 
 
 __all__ = [

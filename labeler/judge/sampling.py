@@ -90,7 +90,11 @@ def _generator(seed: int, name: str) -> np.random.Generator:
 
 def choose_judge(store: Store, metric: str, judge: str | None, chunking: str) -> str:
     models = sorted(
-        {rater for _, rater, kind, *_ in store.metric_ratings(metric, chunking) if kind == "model"}
+        {
+            rater
+            for _, rater, kind, *_ in store.ratings.metric_ratings(metric, chunking)
+            if kind == "model"
+        }
     )
     if judge is not None:
         if judge not in models:
@@ -121,7 +125,7 @@ def draw(
     strata: dict[str, list[str]] = {}
     judged: dict[str, int] = {}
     humans: dict[str, dict[str, int]] = {}
-    for key, rater, kind, value, passed, _ in store.metric_ratings(metric, chunking):
+    for key, rater, kind, value, passed, _ in store.ratings.metric_ratings(metric, chunking):
         code = scale.code(value, None if passed is None else bool(passed))
         if kind == "model" and rater == judge:
             strata.setdefault(stratum(scale, code, value), []).append(key)
@@ -137,7 +141,9 @@ def draw(
         chosen += [PlanItem(keys[i], name, "stratum") for i in sorted(order)]
         counts[name] = (len(keys), take)
     if disagreements:
-        adjudicated = store.relevance_adjudications(chunking) if metric == RELEVANCE else {}
+        adjudicated = (
+            store.adjudications.relevance_adjudications(chunking) if metric == RELEVANCE else {}
+        )
         verdicts, _, _ = human_verdicts(humans, adjudicated)
         taken = {p.item for p in chosen}
         lookup = {key: name for name, keys in strata.items() for key in keys}
@@ -165,7 +171,7 @@ def sample_plan(
     if per_stratum < 1:
         msg = f"expected 1 or more items per stratum, got {per_stratum}"
         raise LabelerError(msg, field="per-stratum")
-    chunking = chunking or store.current_chunking()
+    chunking = chunking or store.corpus.current_chunking()
     judge = choose_judge(store, metric, judge, chunking)
     name = name or f"{metric}-{judge}-seed{seed}"
     items, counts = draw(
@@ -178,9 +184,9 @@ def sample_plan(
         chunking=chunking,
     )
     plan = SamplePlan(name, metric, judge, seed, per_stratum, disagreements, tuple(items), counts)
-    existing = store.plan(name)
+    existing = store.plans.get(name)
     if existing is not None:
-        saved = [(r["item"], r["stratum"], r["reason"]) for r in store.plan_items(name)]
+        saved = [(r["item"], r["stratum"], r["reason"]) for r in store.plans.items(name)]
         same = (
             existing["metric"],
             existing["judge"],
@@ -200,8 +206,8 @@ def sample_plan(
             raise LabelerError(msg, field="name")
     with store.write():
         if existing is not None:
-            store.delete_plan(name)
-        store.save_plan(
+            store.plans.delete(name)
+        store.plans.save(
             name,
             metric=metric,
             judge=judge,

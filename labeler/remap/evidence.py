@@ -185,7 +185,7 @@ class EvidenceFinder:
         self.methods = tuple(methods)
         self.aligner = aligner
         self.align = ALIGNERS[aligner]
-        self.doc_ids = store.chunking_document_ids(chunking)
+        self.doc_ids = store.remaps.chunking_document_ids(chunking)
         self.searches = 0
 
     # the whole job ----------------------------------------------------------------------------
@@ -220,9 +220,9 @@ class EvidenceFinder:
 
     def _documents(self, doc_ids: Sequence[str]) -> dict[str, _Document]:
         chunks: dict[str, list[_NewChunk]] = defaultdict(list)
-        for index, row in enumerate(self.store.document_chunks(self.chunking, doc_ids)):
+        for index, row in enumerate(self.store.remaps.document_chunks(self.chunking, doc_ids)):
             chunks[row["doc_id"]].append(_chunk(row, index))
-        texts = self.store.document_texts(doc_ids)
+        texts = self.store.remaps.document_texts(doc_ids)
         for doc_id, text in texts.items():
             for chunk in chunks[doc_id]:
                 placed = chunk.start is not None and chunk.end is not None
@@ -355,7 +355,9 @@ class EvidenceFinder:
         if "identical" in self.methods:
             hashes = {text_hash(p.text) for p in passages}
             same: dict[str, list[tuple[str, str]]] = defaultdict(list)
-            for digest, chunk_id, doc_id in self.store.chunks_with_hashes(self.chunking, hashes):
+            for digest, chunk_id, doc_id in self.store.remaps.chunks_with_hashes(
+                self.chunking, hashes
+            ):
                 same[digest].append((chunk_id, doc_id))
             rest = []
             for passage in passages:
@@ -391,7 +393,7 @@ class EvidenceFinder:
 
     def _search(self, text: str, limit: int) -> list:
         self.searches += 1
-        return self.store.search_chunks(self.chunking, text, limit=limit, any_term=True)
+        return self.store.search.search_chunks(self.chunking, text, limit=limit, any_term=True)
 
     def _vote(self, passages: list[Passage]) -> str | None:
         """The new document most full-text hits of the old document's longest passages belong

@@ -106,7 +106,7 @@ def remaps(store: Store) -> list[RemapSummary]:
             decided=row["decided"],
             updated_at=row["updated_at"],
         )
-        for row in store.remaps()
+        for row in store.remaps.all()
     ]
 
 
@@ -132,7 +132,9 @@ def keys(
     list a queue of a hundred thousand. ``reviewer`` keeps those from that reviewer's labels."""
     return [
         ProposalKey(q, c, g, bool(d))
-        for q, c, g, d in store.remap_proposal_keys(from_chunking, to_chunking, reviewer=reviewer)
+        for q, c, g, d in store.remaps.remap_proposal_keys(
+            from_chunking, to_chunking, reviewer=reviewer
+        )
     ]
 
 
@@ -146,7 +148,7 @@ def proposal(
     reviewer: str | None = None,
 ) -> Proposal | None:
     """One proposal with everything the review shows (None when the remap has no such one)."""
-    rows = store.remap_queue_rows(
+    rows = store.remaps.remap_queue_rows(
         from_chunking, to_chunking, question_id=question_id, new_chunk_id=new_chunk
     )
     found = _proposals(from_chunking, to_chunking, rows, reviewer)
@@ -160,7 +162,10 @@ def queue(
     found = {
         p.key: p
         for p in _proposals(
-            from_chunking, to_chunking, store.remap_queue_rows(from_chunking, to_chunking), reviewer
+            from_chunking,
+            to_chunking,
+            store.remaps.remap_queue_rows(from_chunking, to_chunking),
+            reviewer,
         )
     }
     return [found[k.key] for k in keys(store, from_chunking, to_chunking, reviewer=reviewer)]
@@ -256,7 +261,7 @@ def decide(
     with store.write():
         current = {
             r.key: r
-            for r in store.proposal_mappings(
+            for r in store.remaps.proposal_mappings(
                 proposal.from_chunking,
                 proposal.to_chunking,
                 proposal.question_id,
@@ -274,7 +279,7 @@ def decide(
         if written is None:
             removed = _withdraw_earlier(store, proposal, reviewer, current.values(), stamp)
             if not removed:
-                store.record_event(
+                store.remaps.record_event(
                     proposal.question_id,
                     proposal.to_chunking,
                     proposal.new_chunk,
@@ -285,7 +290,7 @@ def decide(
                 )
         else:
             note = next((s.note for s in proposal.sources if s.note), None)
-            store.set_grade(
+            store.labels.set_grade(
                 proposal.question_id,
                 proposal.to_chunking,
                 proposal.new_chunk,
@@ -294,11 +299,11 @@ def decide(
                 note=note,
                 action="remap-review",
             )
-            stamp = store.label_grades_of(
+            stamp = store.remaps.label_grades_of(
                 proposal.question_id, proposal.to_chunking, proposal.new_chunk, reviewer
             )[1]
         review = {"accept": "accepted", "change": "changed", "reject": "rejected"}[action]
-        store.set_mapping_review(
+        store.remaps.set_mapping_review(
             [k for k in keys if k in current],
             review=review,
             grade=written,
@@ -315,11 +320,11 @@ def _withdraw_earlier(store: Store, proposal: Proposal, reviewer: str, rows, sta
     for row in rows:
         if row.review not in ("accepted", "changed") or row.reviewed_by != reviewer:
             continue
-        label = store.label_grades_of(
+        label = store.remaps.label_grades_of(
             proposal.question_id, proposal.to_chunking, proposal.new_chunk, reviewer
         )
         if label is not None and label == (row.review_grade, row.reviewed_at):
-            store.remove_label(
+            store.remaps.remove_label(
                 proposal.question_id,
                 proposal.to_chunking,
                 proposal.new_chunk,

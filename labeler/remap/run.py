@@ -172,7 +172,7 @@ def check_request(store: Store, from_chunking: str, to_chunking: str, min_covera
     if not low <= min_coverage <= high:
         msg = f"expected a share between {low} and {high}, got {min_coverage!r}"
         raise LabelerError(msg, field="min-coverage")
-    known = [c["name"] for c in store.chunkings()]
+    known = [c["name"] for c in store.corpus.chunkings()]
     for name, option in ((from_chunking, "from"), (to_chunking, "to")):
         if name not in known:
             msg = f"no chunking named {name!r}; known: {', '.join(map(repr, known)) or 'none'}"
@@ -180,11 +180,11 @@ def check_request(store: Store, from_chunking: str, to_chunking: str, min_covera
     if from_chunking == to_chunking:
         msg = f"--from and --to are the same chunking ({from_chunking!r}): nothing to remap"
         raise LabelerError(msg, field="to")
-    if store.count_chunks(to_chunking) == 0:
+    if store.corpus.count_chunks(to_chunking) == 0:
         msg = f"chunking {to_chunking!r} holds no chunks; import them first"
         raise LabelerError(msg, field="to")
-    if store.count_documents():
-        unknown = store.first_chunk_with_unknown_document(to_chunking)
+    if store.corpus.count_documents():
+        unknown = store.remaps.first_chunk_with_unknown_document(to_chunking)
         if unknown is not None:
             msg = (
                 f"chunk {unknown[0]!r} of {to_chunking!r} names document {unknown[1]!r}, which"
@@ -215,7 +215,7 @@ def plan_remap(
     def label_passages():
         """The labels' passages, each once, as the store streams them (by document): the
         evidence is found a batch of documents at a time, and the texts let go."""
-        for row in store.remap_labels(from_chunking):
+        for row in store.remaps.remap_labels(from_chunking):
             question_id, chunk_id, reviewer, grade, note, text, doc_id, start, end = row
             if text is None:
                 continue
@@ -231,7 +231,7 @@ def plan_remap(
         evidence = finder.find_sorted(label_passages())
         count = len(labels)
         others = []
-        for row in store.remap_adjudications(from_chunking):
+        for row in store.remaps.remap_adjudications(from_chunking):
             question_id, chunk_id, grade, reviewer, note, text, doc_id, start, end = row
             passage = Passage.of(chunk_id, text, doc_id, start, end)
             labels.append(
@@ -242,8 +242,8 @@ def plan_remap(
                 others.append(passage)
         evidence.update(finder.find(others))
         adjudications = len(labels) - count
-        marked, _ = store.unanswerable_state(from_chunking)
-        target_marked, withdrawn = store.unanswerable_state(to_chunking)
+        marked, _ = store.remaps.unanswerable_state(from_chunking)
+        target_marked, withdrawn = store.remaps.unanswerable_state(to_chunking)
     mappings = decide(labels, evidence, min_coverage=min_coverage)
     return RemapPlan(
         from_chunking=from_chunking,
@@ -302,9 +302,11 @@ def apply_remap(store: Store, plan: RemapPlan, *, dry_run: bool = False) -> Rema
     and write nothing."""
     stamp = now()
     with store.snapshot():
-        stored = {r[2:7]: r for r in store.remap_mappings(plan.from_chunking, plan.to_chunking)}
-        labels = store.label_grades(plan.to_chunking)
-        adjudicated = store.adjudication_grades(plan.to_chunking)
+        stored = {
+            r[2:7]: r for r in store.remaps.remap_mappings(plan.from_chunking, plan.to_chunking)
+        }
+        labels = store.remaps.label_grades(plan.to_chunking)
+        adjudicated = store.remaps.adjudication_grades(plan.to_chunking)
 
     def current(target: tuple) -> tuple[int, str] | None:
         kind, question_id, chunk_id, reviewer = target
@@ -404,17 +406,19 @@ def apply_remap(store: Store, plan: RemapPlan, *, dry_run: bool = False) -> Rema
         return result
     note = f"remap {plan.from_chunking} -> {plan.to_chunking}: unanswerable"
     with store.write():
-        store.save_mappings(rows, deleted)
-        store.withdraw_remapped_labels(plan.to_chunking, label_withdrawals, at=stamp)
-        store.withdraw_remapped_adjudications(plan.to_chunking, adjudication_withdrawals, at=stamp)
-        store.add_remapped_labels(plan.to_chunking, label_rows, at=stamp)
-        store.regrade_remapped(plan.to_chunking, label_regrades, at=stamp, table="labels")
-        store.regrade_remapped(
+        store.remaps.save_mappings(rows, deleted)
+        store.remaps.withdraw_remapped_labels(plan.to_chunking, label_withdrawals, at=stamp)
+        store.remaps.withdraw_remapped_adjudications(
+            plan.to_chunking, adjudication_withdrawals, at=stamp
+        )
+        store.remaps.add_remapped_labels(plan.to_chunking, label_rows, at=stamp)
+        store.remaps.regrade_remapped(plan.to_chunking, label_regrades, at=stamp, table="labels")
+        store.remaps.regrade_remapped(
             plan.to_chunking, adjudication_regrades, at=stamp, table="adjudications"
         )
-        store.add_remapped_adjudications(plan.to_chunking, adjudication_rows, at=stamp)
-        store.carry_unanswerable(plan.to_chunking, plan.marks, at=stamp, note=note)
-        store.record_remap(
+        store.remaps.add_remapped_adjudications(plan.to_chunking, adjudication_rows, at=stamp)
+        store.remaps.carry_unanswerable(plan.to_chunking, plan.marks, at=stamp, note=note)
+        store.remaps.record(
             plan.from_chunking,
             plan.to_chunking,
             min_coverage=plan.min_coverage,

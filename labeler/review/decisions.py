@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from labeler.errors import ConflictError, LabelerError, NotFoundError
 from labeler.store import Store, check_reviewer
+from labeler.store.review import SOURCE_LABEL_ACTION
 
 # The fixed list of reasons to reject a generated question: the name the CLI takes, and the
 # label the page shows. "other" needs a note.
@@ -79,7 +80,7 @@ class UndoResult:
 
 
 def _generated(store: Store, question_id: str) -> dict:
-    state = store.review_state(question_id)
+    state = store.reviews.state(question_id)
     if state["origin"] != "generated":
         msg = f"question {question_id} is not a generated question: there is no review"
         raise LabelerError(msg, field="question_id")
@@ -88,11 +89,11 @@ def _generated(store: Store, question_id: str) -> dict:
 
 def source_chunks(store: Store, question_id: str, chunking: str) -> list[str]:
     """The question's source chunks that the chunking holds, in their order."""
-    question = store.get_question(question_id)
+    question = store.questions.get(question_id)
     if question is None:
         msg = f"unknown question {question_id!r}"
         raise NotFoundError(msg, field="question_id")
-    known = store.get_chunks(chunking, list(question.source_chunk_ids))
+    known = store.corpus.get_chunks(chunking, list(question.source_chunk_ids))
     return [c for c in question.source_chunk_ids if c in known]
 
 
@@ -113,15 +114,22 @@ def accept(
     from labeler.labeling import refresh_progress
 
     reviewer = check_reviewer(reviewer)
-    chunking = chunking or store.current_chunking()
+    chunking = chunking or store.corpus.current_chunking()
     with store.write():
         _generated(store, question_id)
         graded: list[str] = []
         if confirm_sources:
-            graded = store.set_source_grades(
-                question_id, chunking, source_chunks(store, question_id, chunking), reviewer
-            )
-        revision = store.record_decision(
+            # Grade 2 for each source chunk, recorded as confirmed on review; keep those whose
+            # grade changed (the others already were 2).
+            graded = [
+                chunk_id
+                for chunk_id in source_chunks(store, question_id, chunking)
+                if store.labels.set_grade(
+                    question_id, chunking, chunk_id, reviewer, 2, action=SOURCE_LABEL_ACTION
+                )
+                != 2
+            ]
+        revision = store.reviews.record_decision(
             question_id,
             reviewer,
             "accepted",
@@ -151,7 +159,7 @@ def reject(
     reason, note = check_reason(reason, note)
     with store.write():
         _generated(store, question_id)
-        revision = store.record_decision(
+        revision = store.reviews.record_decision(
             question_id,
             reviewer,
             "rejected",
@@ -183,7 +191,7 @@ def edit(
     reference = (reference or "").strip() or None
     with store.write():
         _generated(store, question_id)
-        return store.record_edit(
+        return store.reviews.record_edit(
             question_id,
             reviewer,
             text=text,
@@ -198,7 +206,7 @@ def skip(store: Store, question_id: str, reviewer: str, *, seconds: float | None
     reviewer = check_reviewer(reviewer)
     with store.write():
         _generated(store, question_id)
-        store.record_skip(question_id, reviewer, seconds=seconds)
+        store.reviews.record_skip(question_id, reviewer, seconds=seconds)
 
 
 def decide_many(
@@ -228,7 +236,7 @@ def decide_many(
     ids = list(dict.fromkeys(question_ids))
     if not ids:
         raise LabelerError("no question ids given", field="question_id")
-    states = store.review_states(ids)
+    states = store.reviews.states(ids)
     unknown = [q for q in ids if q not in states]
     if unknown:
         msg = f"unknown question {unknown[0]!r}" + (
@@ -289,15 +297,15 @@ def undo(store: Store, reviewer: str, *, chunking: str | None = None) -> UndoRes
     from labeler.labeling import refresh_progress
 
     reviewer = check_reviewer(reviewer)
-    chunking = chunking or store.current_chunking()
-    events = store.last_undoable(reviewer)
+    chunking = chunking or store.corpus.current_chunking()
+    events = store.reviews.last_undoable(reviewer)
     if not events:
         raise LabelerError("nothing to undo: you have no decision or edit left to undo")
     undone, conflicts = [], []
     with store.write():
         for event in events:
             try:
-                store.revert_event(event, reviewer, chunking)
+                store.reviews.revert_event(event, reviewer, chunking)
             except ConflictError as error:
                 conflicts.append(str(error))
                 continue

@@ -83,27 +83,27 @@ def ensure_flags(
     it once per page load, not after every key."""
     started = time.perf_counter()
     config = config or load_config(store)
-    chunking = store.current_chunking()
+    chunking = store.corpus.current_chunking()
     signature = json.dumps(
         {"config": config.as_dict(), "chunking": chunking, "version": FLAGS_VERSION},
         sort_keys=True,
     )
-    upto, dirty = store.dirty_questions()
+    upto, dirty = store.flags.dirty_questions()
     full = store.get_setting(SIGNATURE_KEY) != signature
     if not full and not dirty:
-        if not check_queue or not store.queue_out_of_step():
+        if not check_queue or not store.flags.queue_out_of_step():
             return FlagRefresh()
         full = True  # a rebuilt table lost its triggers, or a bug: start afresh
-    generated = store.generated_ids()
+    generated = store.flags.generated_ids()
     if not full:
         # Whatever the queue lacks or holds in excess must be among the changed questions.
-        queued = set(store.queue_rows())
+        queued = set(store.flags.queue_rows())
         full = not (generated ^ queued) <= set(dirty)
     targets = None if full else [q for q in dirty if q in generated]
     found = {}
     # Questions that share a context come together, so each context is read once.
     items = sorted(
-        (_input(row, chunking) for row in store.flag_inputs(targets)),
+        (_input(row, chunking) for row in store.flags.flag_inputs(targets)),
         key=lambda item: item.contexts[0].text if item.contexts else "",
     )
     for item in items:
@@ -111,7 +111,7 @@ def ensure_flags(
             (f.name, f.reason, f.related)
             for f in flags.question_flags(item, config, chunking=chunking)
         ]
-    texts = store.every_question_text()
+    texts = store.flags.every_question_text()
     threshold = config.duplicate_threshold
     everything = full or len(dirty) > INCREMENTAL_UP_TO
     if everything:
@@ -126,24 +126,24 @@ def ensure_flags(
             }
         )
     with store.write():
-        if store.get_setting(SIGNATURE_KEY) == signature and not store.dirty_questions()[1]:
+        if store.get_setting(SIGNATURE_KEY) == signature and not store.flags.dirty_questions()[1]:
             return FlagRefresh()  # another reviewer's page did it while this one computed
         if full:
-            store.clear_all_flags()
+            store.flags.clear_all_flags()
         else:
             gone = {q: [] for q in dirty if q not in generated}
-            store.replace_flags(gone, keep="duplicate")
-        store.replace_flags(found, keep="duplicate")
-        store.replace_duplicate_pairs(None if everything else dirty, pairs)
+            store.flags.replace_flags(gone, keep="duplicate")
+        store.flags.replace_flags(found, keep="duplicate")
+        store.flags.replace_duplicate_pairs(None if everything else dirty, pairs)
         _refresh_clusters(store, generated)
-        store.clear_dirty(upto)
+        store.flags.clear_dirty(upto)
         store.set_setting(SIGNATURE_KEY, signature)
     return FlagRefresh(len(found), full, time.perf_counter() - started)
 
 
 def _refresh_clusters(store: Store, generated: set[str]) -> None:
     """Duplicate flags and queue keys from the stored pairs; only what changed is written."""
-    pairs = store.duplicate_pairs()
+    pairs = store.flags.duplicate_pairs()
     cluster_of = flags.clusters(pairs)
     scores: dict[str, dict[str, float]] = defaultdict(dict)
     for a, b, score in pairs:
@@ -154,20 +154,20 @@ def _refresh_clusters(store: Store, generated: set[str]) -> None:
         if question_id in cluster_of:
             flag = flags.duplicate_flag(question_id, cluster_of[question_id], scores[question_id])
             wanted[question_id] = (flag.reason, flag.related)
-    stored = store.duplicate_flags()
-    store.set_duplicate_flags(
+    stored = store.flags.duplicate_flags()
+    store.flags.set_duplicate_flags(
         [q for q in stored if q not in wanted],
         {q: v for q, v in wanted.items() if stored.get(q) != v},
     )
-    names = store.flag_names()
-    old = store.queue_rows()
+    names = store.flags.flag_names()
+    old = store.flags.queue_rows()
     rows = {}
     for question_id in generated:
         cluster = cluster_of[question_id][0] if question_id in cluster_of else None
         row = (queue_key(question_id, names.get(question_id, ()), cluster), cluster)
         if old.get(question_id) != row:
             rows[question_id] = row
-    store.set_queue_rows(rows, [q for q in old if q not in generated])
+    store.flags.set_queue_rows(rows, [q for q in old if q not in generated])
 
 
 __all__ = [

@@ -20,29 +20,29 @@ def next_question(
 ) -> str | None:
     """The question after ``current`` in queue order (wrapping round), leaving out ``skip``
     while anything else is left; None when the queue is empty."""
-    key = store.queue_key(current) if current else None
+    key = store.flags.queue_key(current) if current else None
     avoid = [*skip, *([current] if current else [])]
     for after, leave_out in ((key, avoid), (None, avoid), (key, []), (None, [])):
-        found = store.queue_next(where, after=after, skip=leave_out)
+        found = store.flags.queue_next(where, after=after, skip=leave_out)
         if found:
             return found[0]
     return None
 
 
 def previous_question(store: Store, where: QueueFilter, current: str) -> str | None:
-    key = store.queue_key(current)
+    key = store.flags.queue_key(current)
     if key is None:
         return None
-    found = store.queue_next(where, before=key)
+    found = store.flags.queue_next(where, before=key)
     return found[0] if found else None
 
 
 def position(store: Store, where: QueueFilter, current: str) -> int | None:
     """1-based place of ``current`` in the queue, or None when it is not in it."""
-    key = store.queue_key(current)
-    if key is None or not store.in_queue(where, current):
+    key = store.flags.queue_key(current)
+    if key is None or not store.flags.in_queue(where, current):
         return None
-    return store.queue_position(where, key) + 1
+    return store.flags.queue_position(where, key) + 1
 
 
 def keepers(store: Store, where: QueueFilter) -> set[str]:
@@ -50,7 +50,7 @@ def keepers(store: Store, where: QueueFilter) -> set[str]:
     human question when it has one (then every generated member repeats it), else an accepted
     member, else the first pending one by id. A batch on "all but the first" spares these."""
     kept = set()
-    for members in store.duplicate_clusters(where).values():
+    for members in store.flags.duplicate_clusters(where).values():
         if any(m["origin"] != "generated" for m in members):
             continue
         ranked = sorted(members, key=lambda m: (STATUS_RANK.get(m["status"], 9), m["id"]))
@@ -66,7 +66,7 @@ def all_but_first(store: Store, where: QueueFilter) -> QueueFilter:
 def list_questions(store: Store, where: QueueFilter) -> list[dict]:
     """The questions of the queue in order, as ``labeler review list --format json`` prints
     them: id, status, generator, synthesizer, persona, text, flags (name, reason, related)."""
-    return store.queue_rows_full(where)
+    return store.flags.queue_rows_full(where)
 
 
 __all__ = [

@@ -14,7 +14,7 @@ IDLE_SECONDS = 30 * 60
 
 def _groups(store: Store, by: str) -> list[dict]:
     rows = []
-    for row in store.review_counts(by):
+    for row in store.reviews.counts(by):
         decided = row["accepted"] + row["rejected"]
         rows.append(
             {
@@ -40,8 +40,8 @@ def review_stats(store: Store) -> dict:
         for status in by_status:
             by_status[status] += group[status]
     decided = by_status["accepted"] + by_status["rejected"]
-    times = [s for s in store.decision_seconds() if s <= IDLE_SECONDS]
-    reasons = store.reject_reasons()
+    times = [s for s in store.reviews.decision_seconds() if s <= IDLE_SECONDS]
+    reasons = store.reviews.reject_reasons()
     return {
         "total": sum(by_status.values()),
         "remaining": by_status["pending"],
@@ -56,8 +56,8 @@ def review_stats(store: Store) -> dict:
         ],
         "median_seconds": statistics.median(times) if times else None,
         "timed_decisions": len(times),
-        "decisions_by_reviewer": store.decisions_by_reviewer(),
-        "pending_flags": store.flag_counts("pending"),
+        "decisions_by_reviewer": store.reviews.decisions_by_reviewer(),
+        "pending_flags": store.flags.flag_counts("pending"),
     }
 
 

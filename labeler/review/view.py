@@ -113,15 +113,15 @@ def word_diff(old: str, new: str) -> list[tuple[str, str]]:
 
 def open_for_review(store: Store, question_id: str, *, chunking: str | None = None) -> ReviewView:
     """The whole of one question as the review page shows it."""
-    chunking = chunking or store.current_chunking()
-    question = store.get_question(question_id)
+    chunking = chunking or store.corpus.current_chunking()
+    question = store.questions.get(question_id)
     if question is None:
         msg = f"unknown question {question_id!r}"
         raise NotFoundError(msg, field="question_id")
-    stored = store.question_contexts(question_id)
+    stored = store.reviews.question_contexts(question_id)
     wanted = {c for row in stored if row["chunking"] == chunking for c in row["chunk_ids"]}
     wanted |= set(question.source_chunk_ids)
-    chunks = store.get_chunks(chunking, sorted(wanted))
+    chunks = store.corpus.get_chunks(chunking, sorted(wanted))
     contexts = []
     covered: set[str] = set()
     for row in stored:
@@ -133,16 +133,16 @@ def open_for_review(store: Store, question_id: str, *, chunking: str | None = No
         covered.update(m.chunk.id for m in matches)
         contexts.append(ContextView(row["position"], text, row["how"], row["chunking"], matches))
     others = tuple(chunks[c] for c in question.source_chunk_ids if c in chunks and c not in covered)
-    flags = tuple(store.flags_of([question_id]).get(question_id, []))
+    flags = tuple(store.flags.flags_of([question_id]).get(question_id, []))
     return ReviewView(
         question=question,
-        state=store.review_state(question_id),
-        generation=store.generation(question_id),
+        state=store.reviews.state(question_id),
+        generation=store.reviews.generation(question_id),
         flags=flags,
         contexts=tuple(contexts),
         other_sources=others,
         cluster=_cluster(store, question_id, flags),
-        history=tuple(store.review_history(question_id)),
+        history=tuple(store.reviews.history(question_id)),
     )
 
 
@@ -150,8 +150,8 @@ def _cluster(store: Store, question_id: str, flags: tuple[dict, ...]) -> tuple[M
     duplicate = next((f for f in flags if f["name"] == "duplicate"), None)
     if duplicate is None:
         return ()
-    scores = store.pair_scores(question_id)
-    rows = store.review_states([question_id, *duplicate["related"]])
+    scores = store.flags.pair_scores(question_id)
+    rows = store.reviews.states([question_id, *duplicate["related"]])
     members = []
     for member_id in duplicate["related"]:
         row = rows.get(member_id)

@@ -1,70 +1,133 @@
 """The store: the only module that writes SQL. One ``Store`` per thread (Streamlit: per rerun).
 
-Split by table family; ``Store`` joins them. Open it with a path: the schema is created or
-migrated on the spot, WAL is on, and writers wait on a busy timeout instead of failing.
+A store is one connection (``Database``: WAL, a busy timeout, write transactions that take the
+lock up front) and one facet per table family, each a small class with its own SQL::
+
+    store.corpus         documents, chunkings, chunks
+    store.search         exact BM25 over the chunks (FTS5)
+    store.questions      questions and their tags
+    store.runs           imported retrieval runs
+    store.labels         grades, marks, their history, stale labels
+    store.progress       who has fully graded which question
+    store.adjudications  a lead's settled grades
+    store.pools          a question's pooled candidates and stored search pools
+    store.versions       the log of exported test-set versions
+    store.ratings        judges' and people's ratings of items, on a metric
+    store.plans          spot-check sample plans
+    store.remaps         re-chunking: mappings, carried labels, the review queue
+    store.reviews        the review of generated questions
+    store.flags          advisory flags on generated questions and their queue
+
+A core function takes the facet it needs (``labels: Labels``), or the store when it works across
+families in one transaction (``with store.write(): ...``). Open a store with a path: the schema
+is created or migrated on the spot.
 """
 
-from labeler.store.corpus import CorpusStore
-from labeler.store.flags import FlagStore, QueueFilter
+from __future__ import annotations
+
+from pathlib import Path
+
+from labeler.store.adjudications import Adjudications
+from labeler.store.base import Database, Facet
+from labeler.store.corpus import Corpus
+from labeler.store.flags import Flags, QueueFilter
 from labeler.store.highlight import Span, match_spans
-from labeler.store.labels import EVERYONE, LabelStore, check_reviewer
-from labeler.store.plans import PlanStore
-from labeler.store.pool import PoolStore
-from labeler.store.questions import QuestionStore
-from labeler.store.ratings import RatingStore
-from labeler.store.remap import RemapStore
-from labeler.store.review import ReviewStore
-from labeler.store.runs import RunStore
-from labeler.store.search import SearchHit, SearchStore, fts_terms
-from labeler.store.versions import VersionStore
+from labeler.store.labels import EVERYONE, Labels, check_reviewer
+from labeler.store.plans import Plans
+from labeler.store.pool import Pools
+from labeler.store.progress import Progress
+from labeler.store.questions import Questions
+from labeler.store.ratings import Ratings
+from labeler.store.remap import Remaps
+from labeler.store.review import Reviews
+from labeler.store.runs import Runs
+from labeler.store.search import Search, SearchHit, fts_terms
+from labeler.store.versions import Versions
 
 
-class Store(
-    CorpusStore,
-    SearchStore,
-    QuestionStore,
-    RunStore,
-    LabelStore,
-    PoolStore,
-    VersionStore,
-    RatingStore,
-    PlanStore,
-    RemapStore,
-    ReviewStore,
-    FlagStore,
-):
-    """The database of one labelling project."""
+class Store(Database):
+    """The database of one labelling project: its connection and its facets."""
+
+    def __init__(self, path: str | Path, *, migrate: bool = True) -> None:
+        super().__init__(path, migrate=migrate)
+        self.labels = Labels(self)
+        self.corpus = Corpus(self, self.labels)
+        self.search = Search(self)
+        self.questions = Questions(self)
+        self.runs = Runs(self)
+        self.progress = Progress(self)
+        self.adjudications = Adjudications(self)
+        self.pools = Pools(self)
+        self.versions = Versions(self)
+        self.ratings = Ratings(self)
+        self.plans = Plans(self)
+        self.remaps = Remaps(self)
+        self.reviews = Reviews(self)
+        self.flags = Flags(self)
 
     def status(self) -> dict:
         """What is in the database, for ``labeler status`` and the app's sidebar."""
-        chunking = self.current_chunking()
+        chunking = self.corpus.current_chunking()
+        progress = self.progress.counts(chunking, None)
         return {
             "database": str(self.path),
             "current_chunking": chunking,
-            "chunkings": {c["name"]: c["chunks"] for c in self.chunkings()},
-            "documents": int(self.scalar("SELECT count(*) FROM documents")),
-            "questions": self.count_questions(),
-            "questions_by_status": dict(
-                self.conn.execute(
-                    "SELECT review_status, count(*) FROM questions GROUP BY review_status"
-                ).fetchall()
-            ),
+            "chunkings": {c["name"]: c["chunks"] for c in self.corpus.chunkings()},
+            "documents": self.corpus.count_documents(),
+            "questions": self.questions.count(),
+            "questions_by_status": self.questions.count_by_status(),
             "runs": {
                 r["name"]: {"results": r["results"], "questions": r["questions"]}
-                for r in self.runs()
+                for r in self.runs.all()
             },
-            "labels": self.label_counts(chunking),
-            "fully_graded": self.progress_counts(chunking, None)["everyone"],
-            "questions_accepted": self.progress_counts(chunking, None)["total"],
+            "labels": self.labels.counts(chunking),
+            "fully_graded": progress["everyone"],
+            "questions_accepted": progress["total"],
         }
+
+
+FACETS: tuple[str, ...] = (
+    "corpus",
+    "search",
+    "questions",
+    "runs",
+    "labels",
+    "progress",
+    "adjudications",
+    "pools",
+    "versions",
+    "ratings",
+    "plans",
+    "remaps",
+    "reviews",
+    "flags",
+)
+"""The store's facets by attribute name, in the order the module docstring lists them."""
 
 
 __all__ = [
     "EVERYONE",
+    "FACETS",
+    "Adjudications",
+    "Corpus",
+    "Database",
+    "Facet",
+    "Flags",
+    "Labels",
+    "Plans",
+    "Pools",
+    "Progress",
+    "Questions",
     "QueueFilter",
+    "Ratings",
+    "Remaps",
+    "Reviews",
+    "Runs",
+    "Search",
     "SearchHit",
     "Span",
     "Store",
+    "Versions",
     "check_reviewer",
     "fts_terms",
     "match_spans",

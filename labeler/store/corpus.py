@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from labeler.config import DEFAULT_CHUNKING
+from labeler.errors import NotFoundError
 from labeler.models import Chunk
-from labeler.store.base import StoreBase, now, text_hash
+from labeler.store.base import Database, Facet, now, text_hash
+from labeler.store.labels import Labels
 from labeler.store.search import fts_query, fts_terms
 
 CHUNK_COLUMNS = ("id", "doc_id", "title", "text", "start", "end", "metadata")
@@ -31,7 +33,16 @@ def _row_to_chunk(row: dict) -> Chunk:
     )
 
 
-class CorpusStore(StoreBase):
+class Corpus(Facet):
+    """Documents, chunkings and chunks. New text for a labelled chunk makes its labels stale in
+    the same transaction, so the facet holds the labels facet for that one write."""
+
+    __slots__ = ("_labels",)
+
+    def __init__(self, db: Database, labels: Labels) -> None:
+        super().__init__(db)
+        self._labels = labels
+
     # chunkings -------------------------------------------------------------------------------
 
     def ensure_chunking(self, name: str, *, source: str | None = None) -> bool:
@@ -56,8 +67,6 @@ class CorpusStore(StoreBase):
         return self.get_setting("current_chunking") or DEFAULT_CHUNKING
 
     def set_current_chunking(self, name: str) -> None:
-        from labeler.errors import NotFoundError
-
         if self.scalar("SELECT 1 FROM chunkings WHERE name = ?", (name,)) is None:
             msg = f"no chunking named {name!r}; known: {[c['name'] for c in self.chunkings()]}"
             raise NotFoundError(msg)
@@ -84,6 +93,9 @@ class CorpusStore(StoreBase):
                 batch,
             ).rowcount
         return added, updated
+
+    def count_documents(self) -> int:
+        return int(self.scalar("SELECT count(*) FROM documents"))
 
     def get_document(self, doc_id: str) -> dict | None:
         rows = self.query("SELECT id, title, source, text FROM documents WHERE id = ?", (doc_id,))
@@ -202,7 +214,7 @@ class CorpusStore(StoreBase):
             [(*row, int(replace_text)) for row in changed],
         )
         if replace_text:
-            self.make_stale(chunking, [c[0] for c in changed])
+            self._labels.make_stale(chunking, [c[0] for c in changed])
         else:
             conn.executemany(
                 "DELETE FROM temp.staged_chunks WHERE id = ?", [(c[0],) for c in changed]
@@ -263,5 +275,37 @@ class CorpusStore(StoreBase):
         at = ids.index(chunk.id)
         return [_row_to_chunk(r) for r in rows[max(0, at - before) : at + after + 1]]
 
+    # lookups for importers of other tools' files -------------------------------------------
 
-__all__ = ["CorpusStore", "fts_query", "fts_terms"]
+    def chunk_texts(self, chunking: str, chunk_ids: Iterable[str]) -> list[dict]:
+        """id, doc_id, title, text of the named chunks (those the chunking holds)."""
+        return self.query(
+            "SELECT id, doc_id, title, text FROM chunks"
+            " WHERE chunking = ? AND id IN (SELECT value FROM json_each(?))",
+            (chunking, json.dumps(list(chunk_ids))),
+        )
+
+    def chunk_ids_by_text_hash(self, chunking: str, hashes: Iterable[str]) -> dict[str, list[str]]:
+        """{text hash: [chunk ids, by id]} for chunks whose exact text has one of the hashes."""
+        found: dict[str, list[str]] = {}
+        # No ORDER BY here: it would lead SQLite to walk the (chunking, id) index over the whole
+        # chunking instead of looking the hashes up in chunks_by_text_hash.
+        for digest, chunk_id in self.conn.execute(
+            "SELECT text_hash, id FROM chunks INDEXED BY chunks_by_text_hash"
+            " WHERE chunking = ? AND text_hash IN (SELECT value FROM json_each(?))",
+            (chunking, json.dumps(list(hashes))),
+        ):
+            found.setdefault(digest, []).append(chunk_id)
+        return {digest: sorted(ids) for digest, ids in found.items()}
+
+    def iter_chunk_texts(self, chunking: str) -> Iterator[tuple[str, str]]:
+        """(id, text) of every chunk in the chunking, by id, streamed."""
+        yield from self.conn.execute(
+            "SELECT id, text FROM chunks WHERE chunking = ? ORDER BY id", (chunking,)
+        )
+
+    def chunking_exists(self, chunking: str) -> bool:
+        return self.scalar("SELECT 1 FROM chunkings WHERE name = ?", (chunking,)) is not None
+
+
+__all__ = ["Corpus", "fts_query", "fts_terms"]

@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from labeler.store.base import StoreBase
+from labeler.store.base import Facet
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +58,9 @@ class QueueFilter:
 _FROM = " FROM review_queue rq"
 
 
-class FlagStore(StoreBase):
+class Flags(Facet):
+    __slots__ = ()
+
     # what needs recomputing -------------------------------------------------------------------
 
     def dirty_questions(self) -> tuple[int, list[str]]:
@@ -470,4 +472,4 @@ class FlagStore(StoreBase):
         }
 
 
-__all__ = ["FlagStore", "QueueFilter"]
+__all__ = ["Flags", "QueueFilter"]

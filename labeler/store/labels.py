@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
-from datetime import UTC, datetime
+from collections.abc import Iterable, Iterator, Sequence
 
 from labeler.errors import LabelerError, NotFoundError
-from labeler.store.base import StoreBase, now
-from labeler.store.runs import _insert_batches, _raise_first
+from labeler.store.base import Facet, insert_batches, now, raise_first
 
 EVERYONE = "*"
 LABEL_KEY = "question_id = ? AND chunking = ? AND chunk_id = ? AND reviewer = ?"
@@ -78,7 +76,9 @@ def check_reviewer(reviewer: str) -> str:
     return name
 
 
-class LabelStore(StoreBase):
+class Labels(Facet):
+    __slots__ = ()
+
     # one label at a time (the grading page) ---------------------------------------------------
 
     def set_grade(
@@ -258,7 +258,7 @@ class LabelStore(StoreBase):
             )
         ]
 
-    def label_history(self, question_id: str, chunking: str | None = None) -> list[dict]:
+    def history(self, question_id: str, chunking: str | None = None) -> list[dict]:
         return self.query(
             "SELECT chunk_id, reviewer, action, old_grade, new_grade, note, at FROM label_events"
             " WHERE question_id = ? AND (? IS NULL OR chunking = ?) ORDER BY id",
@@ -276,13 +276,13 @@ class LabelStore(StoreBase):
             "CREATE TEMP TABLE staged_labels (line INTEGER PRIMARY KEY, question_id TEXT,"
             " chunk_id TEXT, grade INTEGER)"
         )
-        return _insert_batches(
+        return insert_batches(
             self.conn, "INSERT INTO staged_labels VALUES (?, ?, ?, ?)", rows, batch
         )
 
     def check_staged_labels(self, chunking: str, path: str) -> None:
-        _raise_first(
-            self,
+        raise_first(
+            self.conn,
             path,
             [
                 (
@@ -431,70 +431,81 @@ class LabelStore(StoreBase):
             conn.execute("DROP TABLE temp.going_stale")
         return stale
 
-    # progress ---------------------------------------------------------------------------------
+    # what an export reads -----------------------------------------------------------------
 
-    def save_progress(
-        self, question_id: str, chunking: str, rows: Iterable[tuple[str, int, int, bool]]
-    ) -> None:
-        """Store (reviewer, pool size, graded, complete) for one question."""
-        stamp = now()
-        with self.write() as conn:
-            conn.executemany(
-                "INSERT INTO progress (question_id, chunking, reviewer, pool_size, graded,"
-                " complete, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
-                " ON CONFLICT (chunking, reviewer, question_id) DO UPDATE SET"
-                " pool_size = excluded.pool_size, graded = excluded.graded,"
-                " complete = excluded.complete, updated_at = excluded.updated_at",
-                [
-                    (question_id, chunking, r, size, graded, int(done), stamp)
-                    for r, size, graded, done in rows
-                ],
-            )
-
-    def question_progress(
-        self, question_id: str, chunking: str
-    ) -> dict[str, tuple[int, int, bool]]:
-        return {
-            reviewer: (size, graded, bool(done))
-            for reviewer, size, graded, done in self.conn.execute(
-                "SELECT reviewer, pool_size, graded, complete FROM progress"
-                " WHERE question_id = ? AND chunking = ?",
-                (question_id, chunking),
-            )
-        }
-
-    def progress_counts(self, chunking: str, reviewer: str | None) -> dict[str, int]:
-        """Questions fully graded by ``reviewer`` (and by everyone), out of accepted questions."""
-        total = int(self.scalar("SELECT count(*) FROM questions WHERE review_status = 'accepted'"))
-        done_sql = (
-            "SELECT count(*) FROM progress p JOIN questions q ON q.id = p.question_id"
-            " AND q.review_status = 'accepted'"
-            " WHERE p.chunking = ? AND p.reviewer = ? AND p.complete = 1"
+    def judged_questions(self, chunking: str, statuses: Sequence[str]) -> list[dict]:
+        """Questions in ``statuses`` with at least one label or unanswerable mark in the
+        chunking: id, text, reference_answer, tags (a list), review_status; by id."""
+        rows = self.query(
+            """
+            SELECT q.id, q.text, q.reference_answer, q.tags, q.review_status
+            FROM questions q
+            WHERE q.review_status IN (SELECT value FROM json_each(:statuses))
+              AND (EXISTS (SELECT 1 FROM labels l
+                           WHERE l.question_id = q.id AND l.chunking = :chunking
+                             AND l.state = 'current')
+                   OR EXISTS (SELECT 1 FROM question_marks m
+                              WHERE m.question_id = q.id AND m.chunking = :chunking
+                                AND m.unanswerable = 1))
+            ORDER BY q.id
+            """,
+            {"chunking": chunking, "statuses": json.dumps(list(statuses))},
         )
-        everyone = int(self.scalar(done_sql, (chunking, EVERYONE)))
-        mine = int(self.scalar(done_sql, (chunking, reviewer))) if reviewer else 0
-        return {"total": total, "everyone": everyone, "mine": mine}
+        for row in rows:
+            row["tags"] = json.loads(row["tags"])
+        return rows
 
-    def grades_since(self, reviewer: str, since: datetime) -> int:
-        """Grades ``reviewer`` gave or confirmed by hand since ``since`` (not imports)."""
-        return int(
-            self.scalar(
-                "SELECT count(*) FROM label_events WHERE reviewer = ? AND at >= ?"
-                " AND action IN ('grade', 'confirm')",
-                (reviewer, since.astimezone(UTC).isoformat(timespec="microseconds")),
-            )
+    def chunking_labels(self, chunking: str) -> Iterator[tuple[str, str, str, int]]:
+        """(question, chunk, reviewer, grade) of every current label in the chunking, streamed.
+
+        Stale labels (their chunk's text changed since) are left out. Otherwise unfiltered on
+        purpose: the caller already knows which questions it wants, and a join with the
+        questions would cost more than the labels it saves.
+        """
+        cursor = self.conn.execute(
+            "SELECT question_id, chunk_id, reviewer, grade FROM labels"
+            " WHERE chunking = ? AND state = 'current'",
+            (chunking,),
         )
+        while rows := cursor.fetchmany(50_000):
+            yield from rows
+
+    def stale_labels(self, chunking: str, statuses: Sequence[str]) -> list[dict]:
+        """question_id, tags (a list), chunk_id, reviewer of every stale label in the chunking
+        whose question has one of ``statuses``: what an export leaves out."""
+        rows = self.query(
+            "SELECT l.question_id, q.tags, l.chunk_id, l.reviewer FROM labels l"
+            " JOIN questions q ON q.id = l.question_id"
+            " WHERE l.chunking = :chunking AND l.state = 'stale'"
+            " AND q.review_status IN (SELECT value FROM json_each(:statuses))"
+            " ORDER BY l.question_id, l.chunk_id, l.reviewer",
+            {"chunking": chunking, "statuses": json.dumps(list(statuses))},
+        )
+        for row in rows:
+            row["tags"] = json.loads(row["tags"])
+        return rows
+
+    def unanswerable_marks(self, chunking: str) -> list[tuple[str, str]]:
+        """(question, reviewer) for every reviewer who marked a question unanswerable."""
+        return [
+            tuple(row)
+            for row in self.conn.execute(
+                "SELECT question_id, reviewer FROM question_marks"
+                " WHERE chunking = ? AND unanswerable = 1",
+                (chunking,),
+            )
+        ]
 
     # status -----------------------------------------------------------------------------------
 
-    def labels_revision(self) -> tuple[int, str]:
+    def revision(self) -> tuple[int, str]:
         """Changes whenever a label, mark or adjudication changes (the history only grows) or a
         run is imported: a cache key for anything computed from labels and runs."""
         events = int(self.scalar("SELECT coalesce(max(id), 0) FROM label_events"))
         runs = str(self.scalar("SELECT coalesce(max(imported_at), '') FROM runs"))
         return events, runs
 
-    def label_counts(self, chunking: str) -> dict[str, dict]:
+    def counts(self, chunking: str) -> dict[str, dict]:
         """Labels of one chunking per grade and per reviewer, and its unanswerable questions;
         with the label count of every chunking beside them (a remap fills a second one)."""
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from labeler.store.base import StoreBase, now
+from labeler.store.base import Facet, now
 from labeler.store.ratings import RELEVANCE
 
 
-class PlanStore(StoreBase):
-    def save_plan(
+class Plans(Facet):
+    __slots__ = ()
+
+    def save(
         self,
         name: str,
         *,
@@ -35,23 +37,23 @@ class PlanStore(StoreBase):
                 [(name, i, *row) for i, row in enumerate(items, start=1)],
             )
 
-    def delete_plan(self, name: str) -> None:
+    def delete(self, name: str) -> None:
         """Drop a plan (not the ratings given while following it: those are labels)."""
         with self.write() as conn:
             conn.execute("DELETE FROM judge_plan_items WHERE plan = ?", (name,))
             conn.execute("DELETE FROM judge_plans WHERE name = ?", (name,))
 
-    def plan(self, name: str) -> dict | None:
+    def get(self, name: str) -> dict | None:
         rows = self.query("SELECT * FROM judge_plans WHERE name = ?", (name,))
         return rows[0] if rows else None
 
-    def plans(self) -> list[dict]:
+    def all(self) -> list[dict]:
         return self.query(
             "SELECT p.*, (SELECT count(*) FROM judge_plan_items WHERE plan = p.name) AS items"
             " FROM judge_plans p ORDER BY p.created_at, p.name"
         )
 
-    def plan_items(self, name: str) -> list[dict]:
+    def items(self, name: str) -> list[dict]:
         return self.query(
             "SELECT position, item, stratum, reason FROM judge_plan_items WHERE plan = ?"
             " ORDER BY position",
@@ -76,4 +78,4 @@ class PlanStore(StoreBase):
         return {row[0] for row in self.conn.execute(sql, params)}
 
 
-__all__ = ["PlanStore"]
+__all__ = ["Plans"]

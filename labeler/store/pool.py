@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from labeler.store.base import StoreBase, now
+from labeler.store.base import Facet, now
 from labeler.store.search import SearchHit
 
 
@@ -27,8 +27,10 @@ class PoolSource(NamedTuple):
     via: str | None = None
 
 
-class PoolStore(StoreBase):
-    def pool_provenance(self, question_id: str, chunking: str) -> list[PoolSource]:
+class Pools(Facet):
+    __slots__ = ()
+
+    def provenance(self, question_id: str, chunking: str) -> list[PoolSource]:
         """Every source that puts a chunk in the question's pool (one row per source).
 
         Runs count to their ``pool_depth``; the search to the size it was computed at.
@@ -56,11 +58,11 @@ class PoolStore(StoreBase):
             )
         ]
 
-    def pool_sources(self, question_id: str, chunking: str) -> list[tuple[str, str, int | None]]:
+    def sources(self, question_id: str, chunking: str) -> list[tuple[str, str, int | None]]:
         """(chunk id, source, position) per source, sources named as the grading page shows
         them: a run's name, ``search:bm25``, ``added:<how>``, ``labelled``."""
         found: dict[tuple[str, str, int | None], None] = {}
-        for s in self.pool_provenance(question_id, chunking):
+        for s in self.provenance(question_id, chunking):
             if s.kind == "run":
                 label = s.name
             elif s.kind == "search":
@@ -72,7 +74,7 @@ class PoolStore(StoreBase):
             found[(s.chunk_id, label, s.rank)] = None
         return list(found)
 
-    def add_to_pool(
+    def add(
         self,
         question_id: str,
         chunking: str,

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from labeler.models import Question
-from labeler.store.base import StoreBase, now
+from labeler.store.base import Facet, now
 
 QUESTION_FIELDS = (
     "text",
@@ -48,8 +48,10 @@ def _stored_values(row: dict) -> dict:
     }
 
 
-class QuestionStore(StoreBase):
-    def upsert_questions(self, rows: Sequence[dict]) -> tuple[int, int]:
+class Questions(Facet):
+    __slots__ = ()
+
+    def upsert(self, rows: Sequence[dict]) -> tuple[int, int]:
         """Insert new questions, update changed ones; returns (added, updated).
 
         A row holds ``id``, ``text`` and any of QUESTION_FIELDS (tags and source chunk ids as
@@ -92,14 +94,14 @@ class QuestionStore(StoreBase):
                 )
         return added, updated
 
-    def get_question(self, question_id: str) -> Question | None:
+    def get(self, question_id: str) -> Question | None:
         rows = self.query("SELECT * FROM questions WHERE id = ?", (question_id,))
         return _row_to_question(rows[0]) if rows else None
 
-    def question_ids(self) -> list[str]:
+    def ids(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT id FROM questions ORDER BY id")]
 
-    def accepted_question_ids(self) -> list[str]:
+    def accepted_ids(self) -> list[str]:
         """Questions in the grading queue (accepted ones: generated questions wait for review),
         by id."""
         return [
@@ -109,8 +111,12 @@ class QuestionStore(StoreBase):
             )
         ]
 
-    def count_questions(self) -> int:
+    def count(self) -> int:
         return int(self.scalar("SELECT count(*) FROM questions"))
+
+    def count_by_status(self) -> dict[str, int]:
+        """{review status: questions} (pending, accepted, rejected; those with any)."""
+        return self.pairs("SELECT review_status, count(*) FROM questions GROUP BY review_status")
 
     def all_tags(self) -> list[tuple[str, int]]:
         return [
@@ -159,3 +165,29 @@ class QuestionStore(StoreBase):
         if not include_done:
             rows = [r for r in rows if r["state"] != "done"]
         return rows
+
+    def existing_ids(self, ids: Iterable[str]) -> set[str]:
+        return {
+            r[0]
+            for r in self.conn.execute(
+                "SELECT id FROM questions WHERE id IN (SELECT value FROM json_each(?))",
+                (json.dumps(list(ids)),),
+            )
+        }
+
+    def tag_map(self) -> dict[str, list[str]]:
+        """{question id: its tags} for every question with a tag."""
+        found: dict[str, list[str]] = {}
+        for tag, question_id in self.conn.execute(
+            "SELECT tag, question_id FROM question_tags ORDER BY tag"
+        ):
+            found.setdefault(question_id, []).append(tag)
+        return found
+
+    def texts(self, ids: Sequence[str]) -> dict[str, str]:
+        return dict(
+            self.conn.execute(
+                "SELECT id, text FROM questions WHERE id IN (SELECT value FROM json_each(?))",
+                (json.dumps(list(ids)),),
+            )
+        )

@@ -16,9 +16,8 @@ import json
 from collections.abc import Iterable, Sequence
 
 from labeler.errors import LabelerError, NotFoundError
-from labeler.store.base import StoreBase, now
+from labeler.store.base import Facet, insert_batches, now, raise_first
 from labeler.store.labels import check_reviewer
-from labeler.store.runs import _insert_batches, _raise_first
 
 RELEVANCE = "relevance"
 
@@ -50,10 +49,12 @@ def parse_relevance_key(key: str) -> tuple[str, str] | None:
     return None
 
 
-class RatingStore(StoreBase):
+class Ratings(Facet):
+    __slots__ = ()
+
     # metrics and raters -----------------------------------------------------------------------
 
-    def rating_metrics(self) -> dict[str, dict]:
+    def metrics(self) -> dict[str, dict]:
         """{name: {scale, threshold, threshold_source, pass_when, definition}}."""
         return {
             row["name"]: row
@@ -153,7 +154,7 @@ class RatingStore(StoreBase):
         )
 
     def stage_items(self, rows: Iterable[StagedItem]) -> int:
-        return _insert_batches(
+        return insert_batches(
             self.conn,
             "INSERT INTO staged_items (key, line, question, answer, contexts, chunk_id)"
             " VALUES (?, ?, ?, ?, ?, ?)",
@@ -162,7 +163,7 @@ class RatingStore(StoreBase):
         )
 
     def stage_ratings(self, rows: Iterable[StagedRating]) -> int:
-        return _insert_batches(
+        return insert_batches(
             self.conn,
             "INSERT INTO staged_ratings (line, item, metric, rater, kind, value, passed, rationale,"
             " extra) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -187,8 +188,8 @@ class RatingStore(StoreBase):
     def check_staged_verdicts(self, path: str, metric: str, condition: str, message: str) -> None:
         """Raise on the first staged rating of ``metric`` whose value breaks ``condition`` (an
         SQL expression over ``value``, written by the caller from a Scale, never user text)."""
-        _raise_first(
-            self,
+        raise_first(
+            self.conn,
             path,
             [
                 (
@@ -255,15 +256,15 @@ class RatingStore(StoreBase):
                 "this question and chunk are already the item {!r}; use that item id",
             ),
         ]
-        _raise_first(self, path, checks)
+        raise_first(self.conn, path, checks)
 
     def check_staged_ratings(self, path: str) -> None:
         """What only the database can tell: a rater's kind against the stored one, a model
         named like a reviewer, a relevance rating that is not on a question's chunk. (One
         verdict per item, metric and rater, and one kind per rater within the file, are
         checked while the file is read.)"""
-        _raise_first(
-            self,
+        raise_first(
+            self.conn,
             path,
             [
                 (
@@ -524,7 +525,7 @@ class RatingStore(StoreBase):
             (metric, key),
         )
 
-    def rating_history(self, key: str) -> list[dict]:
+    def history(self, key: str) -> list[dict]:
         return self.query(
             "SELECT e.metric, e.rater, e.action, e.old_value, e.new_value, e.at"
             " FROM rating_events e JOIN rating_items i ON i.pk = e.item WHERE i.key = ?"
@@ -555,7 +556,7 @@ class RatingStore(StoreBase):
             tuple(row) for row in self.conn.execute(sql, {"metric": metric, "chunking": chunking})
         ]
 
-    def ratings_revision(self) -> tuple:
+    def revision(self) -> tuple:
         """Changes whenever a rating, a label, an adjudication or a metric changes: the key
         under which a face may cache a report (label_events and rating_events only grow)."""
         return tuple(
@@ -570,27 +571,6 @@ class RatingStore(StoreBase):
         return (
             self.scalar("SELECT 1 FROM labels WHERE chunking = ? LIMIT 1", (chunking,)) is not None
         )
-
-    def relevance_adjudications(self, chunking: str) -> dict[str, int]:
-        """{report key: grade} of every adjudicated (question, chunk) of the chunking."""
-        return dict(
-            self.conn.execute(
-                "SELECT json_array(question_id, chunk_id), grade FROM adjudications"
-                " WHERE chunking = ?",
-                (chunking,),
-            )
-        )
-
-    def adjudication_rows(self, chunking: str) -> dict[tuple[str, str], dict]:
-        """{(question, chunk): {grade, reviewer, note, at}} of every adjudication."""
-        return {
-            (row.pop("question_id"), row.pop("chunk_id")): row
-            for row in self.query(
-                "SELECT question_id, chunk_id, grade, reviewer, note, at FROM adjudications"
-                " WHERE chunking = ?",
-                (chunking,),
-            )
-        }
 
     def rating_items_by_key(self, keys: Sequence[str]) -> dict[str, dict]:
         """What an item shows: key, question (id and text), chunk id and text, answer,
@@ -622,24 +602,5 @@ class RatingStore(StoreBase):
             )
         }
 
-    # questions as the agreement views need them ----------------------------------------------
 
-    def question_tag_map(self) -> dict[str, list[str]]:
-        """{question id: its tags} for every question with a tag."""
-        found: dict[str, list[str]] = {}
-        for tag, question_id in self.conn.execute(
-            "SELECT tag, question_id FROM question_tags ORDER BY tag"
-        ):
-            found.setdefault(question_id, []).append(tag)
-        return found
-
-    def question_texts(self, ids: Sequence[str]) -> dict[str, str]:
-        return dict(
-            self.conn.execute(
-                "SELECT id, text FROM questions WHERE id IN (SELECT value FROM json_each(?))",
-                (json.dumps(list(ids)),),
-            )
-        )
-
-
-__all__ = ["RELEVANCE", "RatingStore", "parse_relevance_key", "relevance_key"]
+__all__ = ["RELEVANCE", "Ratings", "parse_relevance_key", "relevance_key"]

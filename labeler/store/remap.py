@@ -12,7 +12,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
-from labeler.store.base import StoreBase
+from labeler.store.base import Facet
 from labeler.store.labels import LABEL_KEY, append_event, label_row
 
 MAPPING_COLUMNS = (
@@ -102,7 +102,9 @@ def _write_logged(
     return done
 
 
-class RemapStore(StoreBase):
+class Remaps(Facet):
+    __slots__ = ()
+
     # what a remap reads ---------------------------------------------------------------------
 
     def remap_labels(self, chunking: str) -> Iterator[tuple]:
@@ -187,9 +189,6 @@ class RemapStore(StoreBase):
                 (chunking, json.dumps(list(batch))),
             ).fetchall()
         return found
-
-    def count_documents(self) -> int:
-        return int(self.scalar("SELECT count(*) FROM documents"))
 
     def first_chunk_with_unknown_document(self, chunking: str) -> tuple[str, str] | None:
         """(chunk id, doc id) of a chunk naming a document the database does not hold."""
@@ -294,7 +293,7 @@ class RemapStore(StoreBase):
                     rows,
                 )
 
-    def record_remap(
+    def record(
         self, from_chunking: str, to_chunking: str, *, min_coverage: float, counts: dict, at: str
     ) -> bool:
         """Remember the remap and its counts; writes only when something differs."""
@@ -317,7 +316,7 @@ class RemapStore(StoreBase):
             )
         return True
 
-    def remaps(self) -> list[dict]:
+    def all(self) -> list[dict]:
         """Every remap, latest first, with its review queue: proposals (a question and a new
         chunk that queued label mappings point at) and how many of them are decided."""
         rows = self.query(
@@ -605,4 +604,4 @@ class RemapStore(StoreBase):
             append_event(conn, question_id, chunking, chunk_id, reviewer, action, at=at, note=note)
 
 
-__all__ = ["KEY_COLUMNS", "MAPPING_COLUMNS", "MappingRow", "RemapStore"]
+__all__ = ["KEY_COLUMNS", "MAPPING_COLUMNS", "MappingRow", "Remaps"]

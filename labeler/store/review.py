@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 
 from labeler.errors import ConflictError, LabelerError, NotFoundError
-from labeler.store.base import StoreBase, now
+from labeler.store.base import Facet, now
 from labeler.store.labels import LABEL_KEY, append_event
 
 STATUSES = ("pending", "accepted", "rejected")
@@ -46,7 +46,9 @@ def _event(row: dict) -> dict:
     return row
 
 
-class ReviewStore(StoreBase):
+class Reviews(Facet):
+    __slots__ = ()
+
     # how questions were generated -------------------------------------------------------------
 
     def save_generation(
@@ -119,7 +121,7 @@ class ReviewStore(StoreBase):
 
     # review state -----------------------------------------------------------------------------
 
-    def review_state(self, question_id: str) -> dict:
+    def state(self, question_id: str) -> dict:
         """The question's status and review record; ``revision`` 0 when never reviewed."""
         rows = self.query(
             "SELECT q.id, q.origin, q.review_status AS status, q.text, q.reference_answer,"
@@ -134,7 +136,7 @@ class ReviewStore(StoreBase):
             raise NotFoundError(msg, field="question_id")
         return rows[0]
 
-    def review_states(self, question_ids: Iterable[str]) -> dict[str, dict]:
+    def states(self, question_ids: Iterable[str]) -> dict[str, dict]:
         """``review_state`` of many questions at once; unknown ids are left out."""
         rows = self.query(
             "SELECT q.id, q.origin, q.review_status AS status, q.text, q.reference_answer,"
@@ -148,7 +150,7 @@ class ReviewStore(StoreBase):
     def _reviewable_state(self, question_id: str, expected_revision: int | None) -> dict:
         """The review state of a generated question about to change, refusing a stale page
         (another reviewer decided since ``expected_revision``) and a question with no review."""
-        state = self.review_state(question_id)
+        state = self.state(question_id)
         self._check_revision(state, expected_revision)
         if state["origin"] != "generated":
             msg = f"question {question_id} is not a generated question: there is no review"
@@ -296,7 +298,7 @@ class ReviewStore(StoreBase):
     def record_skip(self, question_id: str, reviewer: str, *, seconds: float | None) -> None:
         """A skip changes nothing but the history (and the time it took to decide to skip)."""
         with self.write():
-            state = self.review_state(question_id)
+            state = self.state(question_id)
             self._append(
                 question_id,
                 reviewer,
@@ -309,7 +311,7 @@ class ReviewStore(StoreBase):
 
     # history and undo -------------------------------------------------------------------------
 
-    def review_history(self, question_id: str) -> list[dict]:
+    def history(self, question_id: str) -> list[dict]:
         """Every decision, edit, undo and skip on the question, oldest first."""
         rows = self.query(
             f"SELECT {', '.join(EVENT_COLUMNS)} FROM review_events WHERE question_id = ?"
@@ -356,7 +358,7 @@ class ReviewStore(StoreBase):
                     f" since ({later[0]['action']}, {later[0]['at'][:16].replace('T', ' ')} UTC)"
                 )
                 raise ConflictError(msg, field="question_id")
-            state = self.review_state(question_id)
+            state = self.state(question_id)
             if event["action"] == "edit":
                 self.conn.execute(
                     "UPDATE questions SET text = ?, reference_answer = ?, updated_at = ?"
@@ -404,7 +406,7 @@ class ReviewStore(StoreBase):
                 new_text=event["old_text"] if event["action"] == "edit" else None,
                 undoes=event["id"],
             )
-        return self.review_state(question_id)
+        return self.state(question_id)
 
     def _previous_decision(self, question_id: str, before: int) -> dict:
         rows = self.query(
@@ -448,7 +450,7 @@ class ReviewStore(StoreBase):
 
     # stats ------------------------------------------------------------------------------------
 
-    def review_counts(self, by: str) -> list[dict]:
+    def counts(self, by: str) -> list[dict]:
         """Generated questions per status, grouped by ``generator``, ``synthesizer`` or
         ``persona``: [{"value", "pending", "accepted", "rejected"}]."""
         column = {
@@ -465,7 +467,7 @@ class ReviewStore(StoreBase):
             f" WHERE q.origin = 'generated' GROUP BY {column} ORDER BY count(*) DESC, value"
         )
 
-    def review_status_counts(self) -> dict[str, int]:
+    def status_counts(self) -> dict[str, int]:
         """Generated questions per review status (from the queue's copy: an index count)."""
         return self.pairs("SELECT status, count(*) FROM review_queue GROUP BY status")
 
@@ -496,20 +498,5 @@ class ReviewStore(StoreBase):
             " GROUP BY reviewer ORDER BY 2 DESC, 1"
         )
 
-    def set_source_grades(
-        self, question_id: str, chunking: str, chunk_ids: Sequence[str], reviewer: str
-    ) -> list[str]:
-        """Grade 2 for each source chunk, as ``reviewer``, recorded as confirmed on review;
-        returns the chunks whose grade changed (the others already were 2)."""
-        changed = []
-        with self.write():
-            for chunk_id in chunk_ids:
-                old = self.set_grade(  # type: ignore[attr-defined]  (LabelStore, same Store)
-                    question_id, chunking, chunk_id, reviewer, 2, action=SOURCE_LABEL_ACTION
-                )
-                if old != 2:
-                    changed.append(chunk_id)
-        return changed
 
-
-__all__ = ["DECISIONS", "SOURCE_LABEL_ACTION", "STATUSES", "ReviewStore"]
+__all__ = ["DECISIONS", "SOURCE_LABEL_ACTION", "STATUSES", "Reviews"]

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from labeler.errors import LabelerError
-from labeler.store.base import StoreBase, now
+from labeler.store.base import Facet, insert_batches, now, raise_first
 
 # (line, question_id, chunk_id, rank or None, score or None)
 StagedResult = tuple[int, str, str, int | None, float | None]
@@ -29,7 +28,9 @@ _POSITIONED = """
 """
 
 
-class RunStore(StoreBase):
+class Runs(Facet):
+    __slots__ = ()
+
     def stage_results(self, rows: Iterable[StagedResult], *, batch: int = 50_000) -> int:
         """Load parsed run lines into the temporary table ``staged_results``; returns the count."""
         self.conn.execute("DROP TABLE IF EXISTS temp.staged_results")
@@ -37,14 +38,14 @@ class RunStore(StoreBase):
             "CREATE TEMP TABLE staged_results (line INTEGER PRIMARY KEY, question_id TEXT,"
             " chunk_id TEXT, rank INTEGER, score REAL)"
         )
-        return _insert_batches(
+        return insert_batches(
             self.conn, "INSERT INTO staged_results VALUES (?, ?, ?, ?, ?)", rows, batch
         )
 
     def check_staged_results(self, chunking: str, path: str) -> None:
         """Raise on the first staged line whose question or chunk is unknown, or repeated."""
-        _raise_first(
-            self,
+        raise_first(
+            self.conn,
             path,
             [
                 (
@@ -129,7 +130,7 @@ class RunStore(StoreBase):
             " ORDER BY question_id, position"
         ).fetchall()
 
-    def run_ranking(self, name: str) -> list[tuple[str, str, int]]:
+    def ranking(self, name: str) -> list[tuple[str, str, int]]:
         """(question, chunk, position) of every result of an imported run, by question then
         position (1 is the top)."""
         return self.conn.execute(
@@ -149,35 +150,12 @@ class RunStore(StoreBase):
             )
         ]
 
-    def runs(self) -> list[dict]:
+    def all(self) -> list[dict]:
         return self.query(
             "SELECT name, chunking, source, results, pool_depth, imported_at,"
             " (SELECT count(DISTINCT question_id) FROM run_results WHERE run = runs.name)"
             " AS questions FROM runs ORDER BY name"
         )
 
-    def run_names(self) -> list[str]:
+    def names(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT name FROM runs ORDER BY name")]
-
-
-def _insert_batches(conn, sql: str, rows: Iterable[tuple], batch: int) -> int:
-    count = 0
-    pending: list[tuple] = []
-    for row in rows:
-        pending.append(row)
-        if len(pending) >= batch:
-            conn.executemany(sql, pending)
-            count += len(pending)
-            pending.clear()
-    if pending:
-        conn.executemany(sql, pending)
-        count += len(pending)
-    return count
-
-
-def _raise_first(store: StoreBase, path: str, checks: list[tuple]) -> None:
-    """Run each (sql, params, field, message) check; raise LabelerError on the first hit."""
-    for sql, params, field, message in checks:
-        row = store.conn.execute(sql, params).fetchone()
-        if row is not None:
-            raise LabelerError(message.format(row[1]), path=path, line=row[0], field=field)

@@ -1,6 +1,9 @@
-"""The schema, as numbered migrations: every change to it is a new function at the bottom.
+"""The schema, as numbered migrations: every change to it is a new function at the bottom, named
+one number past the last (``0009_...``).
 
-Applied by ``Store`` when it opens a database, so an old file is brought up to date in place.
+Applied by ``Store`` when it opens a database, so an old file is brought up to date in place. They
+are defined, and so applied, in number order (``tests/test_store_facets.py`` holds it); which ones
+a database has is known by name, so an old file applies just those it lacks.
 """
 
 from __future__ import annotations
@@ -243,6 +246,22 @@ def fts_hashsize(db: sqlite_utils.Database) -> None:
     db.execute("INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('hashsize', 67108864)")
 
 
+@migrations(name="0004_label_state")
+def label_state(db: sqlite_utils.Database) -> None:
+    """A label (and an adjudication) is 'current', or 'stale' when its chunk's text was replaced
+    after it was given: a stale grade counts as ungraded and is left out of exports until a
+    reviewer confirms or changes it. Labels are found by chunk, for the re-import check."""
+    db.executescript(
+        """
+        ALTER TABLE labels ADD COLUMN state TEXT NOT NULL DEFAULT 'current'
+            CHECK (state IN ('current', 'stale'));
+        ALTER TABLE adjudications ADD COLUMN state TEXT NOT NULL DEFAULT 'current'
+            CHECK (state IN ('current', 'stale'));
+        CREATE INDEX labels_by_chunk ON labels (chunking, chunk_id);
+        """
+    )
+
+
 @migrations(name="0005_question_review")
 def question_review(db: sqlite_utils.Database) -> None:
     """The review of generated questions: how each was generated (synthesizer, persona, the
@@ -403,6 +422,63 @@ def question_review(db: sqlite_utils.Database) -> None:
     )
 
 
+@migrations(name="0006_remap")
+def remap(db: sqlite_utils.Database) -> None:
+    """Carrying labels from one chunking to another: each remap, and every mapping it made.
+
+    A mapping is one (label, new chunk) pair with the evidence behind it and the rule's
+    decision; the old labels are never touched, so a remap can be redone. A proposal sent to
+    the review queue keeps the reviewer's decision on the same row.
+    """
+    db.executescript(
+        """
+        CREATE TABLE remaps (
+            from_chunking TEXT NOT NULL,
+            to_chunking TEXT NOT NULL,
+            min_coverage REAL NOT NULL,
+            counts TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            PRIMARY KEY (from_chunking, to_chunking)
+        );
+
+        -- new_chunk_id is '' for a lost label. grade is what the mapping carries (applied) or
+        -- proposes (queued). applied_at is the updated_at the remap gave the label it wrote,
+        -- so a later remap can tell a label nobody touched since from one a reviewer changed.
+        CREATE TABLE remap_mappings (
+            from_chunking TEXT NOT NULL,
+            to_chunking TEXT NOT NULL,
+            kind TEXT NOT NULL CHECK (kind IN ('label', 'adjudication')),
+            question_id TEXT NOT NULL,
+            reviewer TEXT NOT NULL,
+            old_chunk_id TEXT NOT NULL,
+            new_chunk_id TEXT NOT NULL,
+            old_grade INTEGER NOT NULL CHECK (old_grade IN (0, 1, 2)),
+            grade INTEGER NOT NULL CHECK (grade IN (0, 1, 2)),
+            note TEXT,
+            method TEXT CHECK (method IN ('identical', 'offsets', 'fuzzy')),
+            coverage REAL NOT NULL,
+            containment REAL NOT NULL,
+            similarity REAL NOT NULL,
+            decision TEXT NOT NULL CHECK (decision IN ('applied', 'queued', 'lost')),
+            reason TEXT NOT NULL,
+            applied_at TEXT,
+            review TEXT CHECK (review IN ('accepted', 'changed', 'rejected')),
+            review_grade INTEGER CHECK (review_grade IN (0, 1, 2)),
+            reviewed_by TEXT,
+            reviewed_at TEXT,
+            PRIMARY KEY (from_chunking, to_chunking, kind, question_id, reviewer, old_chunk_id,
+                         new_chunk_id)
+        ) WITHOUT ROWID;
+        -- The mappings that point at a new chunk: a label's provenance, and the review queue
+        -- read from the index alone (proposals grouped by question and chunk).
+        CREATE INDEX remap_mappings_by_target
+            ON remap_mappings (to_chunking, question_id, new_chunk_id, from_chunking, kind,
+                               decision, reviewer, grade, review);
+        """
+    )
+
+
 @migrations(name="0007_ratings")
 def ratings(db: sqlite_utils.Database) -> None:
     """Ratings of judges and people in one model: metrics with their scales, raters, the items
@@ -484,7 +560,7 @@ def ratings(db: sqlite_utils.Database) -> None:
         END;
 
         -- A spot-check: a stratified sample of one judge's verdicts on one metric, reproducible
-        -- from its seed. item is the report's item key (see RatingStore.metric_ratings).
+        -- from its seed. item is the report's item key (see Ratings.metric_ratings).
         CREATE TABLE judge_plans (
             name TEXT PRIMARY KEY,
             metric TEXT NOT NULL,
@@ -504,63 +580,6 @@ def ratings(db: sqlite_utils.Database) -> None:
             PRIMARY KEY (plan, position),
             UNIQUE (plan, item)
         );
-        """
-    )
-
-
-@migrations(name="0006_remap")
-def remap(db: sqlite_utils.Database) -> None:
-    """Carrying labels from one chunking to another: each remap, and every mapping it made.
-
-    A mapping is one (label, new chunk) pair with the evidence behind it and the rule's
-    decision; the old labels are never touched, so a remap can be redone. A proposal sent to
-    the review queue keeps the reviewer's decision on the same row.
-    """
-    db.executescript(
-        """
-        CREATE TABLE remaps (
-            from_chunking TEXT NOT NULL,
-            to_chunking TEXT NOT NULL,
-            min_coverage REAL NOT NULL,
-            counts TEXT NOT NULL,
-            created_at TEXT NOT NULL,
-            updated_at TEXT NOT NULL,
-            PRIMARY KEY (from_chunking, to_chunking)
-        );
-
-        -- new_chunk_id is '' for a lost label. grade is what the mapping carries (applied) or
-        -- proposes (queued). applied_at is the updated_at the remap gave the label it wrote,
-        -- so a later remap can tell a label nobody touched since from one a reviewer changed.
-        CREATE TABLE remap_mappings (
-            from_chunking TEXT NOT NULL,
-            to_chunking TEXT NOT NULL,
-            kind TEXT NOT NULL CHECK (kind IN ('label', 'adjudication')),
-            question_id TEXT NOT NULL,
-            reviewer TEXT NOT NULL,
-            old_chunk_id TEXT NOT NULL,
-            new_chunk_id TEXT NOT NULL,
-            old_grade INTEGER NOT NULL CHECK (old_grade IN (0, 1, 2)),
-            grade INTEGER NOT NULL CHECK (grade IN (0, 1, 2)),
-            note TEXT,
-            method TEXT CHECK (method IN ('identical', 'offsets', 'fuzzy')),
-            coverage REAL NOT NULL,
-            containment REAL NOT NULL,
-            similarity REAL NOT NULL,
-            decision TEXT NOT NULL CHECK (decision IN ('applied', 'queued', 'lost')),
-            reason TEXT NOT NULL,
-            applied_at TEXT,
-            review TEXT CHECK (review IN ('accepted', 'changed', 'rejected')),
-            review_grade INTEGER CHECK (review_grade IN (0, 1, 2)),
-            reviewed_by TEXT,
-            reviewed_at TEXT,
-            PRIMARY KEY (from_chunking, to_chunking, kind, question_id, reviewer, old_chunk_id,
-                         new_chunk_id)
-        ) WITHOUT ROWID;
-        -- The mappings that point at a new chunk: a label's provenance, and the review queue
-        -- read from the index alone (proposals grouped by question and chunk).
-        CREATE INDEX remap_mappings_by_target
-            ON remap_mappings (to_chunking, question_id, new_chunk_id, from_chunking, kind,
-                               decision, reviewer, grade, review);
         """
     )
 
@@ -587,21 +606,5 @@ def pools(db: sqlite_utils.Database) -> None:
             claimed_at TEXT NOT NULL,
             PRIMARY KEY (question_id, chunking)
         ) WITHOUT ROWID;
-        """
-    )
-
-
-@migrations(name="0004_label_state")
-def label_state(db: sqlite_utils.Database) -> None:
-    """A label (and an adjudication) is 'current', or 'stale' when its chunk's text was replaced
-    after it was given: a stale grade counts as ungraded and is left out of exports until a
-    reviewer confirms or changes it. Labels are found by chunk, for the re-import check."""
-    db.executescript(
-        """
-        ALTER TABLE labels ADD COLUMN state TEXT NOT NULL DEFAULT 'current'
-            CHECK (state IN ('current', 'stale'));
-        ALTER TABLE adjudications ADD COLUMN state TEXT NOT NULL DEFAULT 'current'
-            CHECK (state IN ('current', 'stale'));
-        CREATE INDEX labels_by_chunk ON labels (chunking, chunk_id);
         """
     )

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from labeler.models import Chunk
-from labeler.store.base import StoreBase
+from labeler.store.base import Facet
 
 # Words that carry no signal for BM25 over questions ("how do I ...").
 STOP_WORDS = frozenset(
@@ -97,7 +97,9 @@ def _row_to_chunk(row: dict) -> Chunk:
     )
 
 
-class SearchStore(StoreBase):
+class Search(Facet):
+    __slots__ = ()
+
     # the search box -----------------------------------------------------------------------
 
     def search_chunks(
@@ -295,4 +297,4 @@ def _score_bound(count: int, rows_upper: int) -> float:
     return (BM25_K1 + 1.0) * max(idf, 1e-6)
 
 
-__all__ = ["STOP_WORDS", "SearchHit", "SearchStore", "fts_query", "fts_terms"]
+__all__ = ["STOP_WORDS", "Search", "SearchHit", "fts_query", "fts_terms"]

@@ -277,8 +277,8 @@ def export_folder(folder: Path) -> tuple[Path, Path, dict[int, str]]:
                     (line, q, c, (g + 1) % 3)
                     for line, q, c, g in sizes["alice"][first : first + count]
                 ]
-                store.stage_labels(changed)
-                store.merge_staged_labels("default", "alice")
+                store.labels.stage_labels(changed)
+                store.labels.merge_staged_labels("default", "alice")
                 export_testset(store, "bench", out=out, selection=selection)
     expected = {}
     for number in (1, 2):
@@ -418,7 +418,7 @@ def main() -> None:
                 from labeler.store import Store
 
                 with Store(args.db) as store:
-                    ids = store.question_ids()
+                    ids = store.questions.ids()
                 question = ids[len(ids) // 2]
             results[args.db.name] = measure(args.db, question, args.keys, str(args.db), args.decide)
     print("\nSummary (targets from the issue; no timing asserts)")

@@ -70,8 +70,8 @@ def build(store: Store, args: argparse.Namespace, rng: random.Random) -> dict[st
                 "text": body,
             }
         )
-    store.ensure_chunking("default")
-    store.upsert_chunks("default", chunks)
+    store.corpus.ensure_chunking("default")
+    store.corpus.upsert_chunks("default", chunks)
     questions = [
         {
             "id": f"q{n:05d}",
@@ -81,7 +81,7 @@ def build(store: Store, args: argparse.Namespace, rng: random.Random) -> dict[st
         }
         for n in range(args.questions)
     ]
-    store.upsert_questions(questions)
+    store.questions.upsert(questions)
     unanswerable = max(1, args.questions // 50)
     graded = args.questions - unanswerable
     per = args.labels_per_question
@@ -103,10 +103,10 @@ def build(store: Store, args: argparse.Namespace, rng: random.Random) -> dict[st
                 other = (grade + 1) % 3 if rng.random() < args.disagree else grade
                 bob.append((line, qid, chunk, other))
     for reviewer, rows in (("alice", alice), ("bob", bob), ("carol", carol)):
-        store.stage_labels(rows)
-        store.merge_staged_labels("default", reviewer)
+        store.labels.stage_labels(rows)
+        store.labels.merge_staged_labels("default", reviewer)
     for n in range(graded, args.questions):
-        store.set_mark(f"q{n:05d}", "default", "dave", mark="unanswerable", value=True)
+        store.labels.set_mark(f"q{n:05d}", "default", "dave", mark="unanswerable", value=True)
     return {
         "chunks": args.chunks,
         "questions": args.questions,
@@ -149,8 +149,8 @@ def main() -> None:
         )
         # alice changes her mind on her first 1,000 labels (a grade up, 2 back to 0)
         changed = [(line, q, c, (g + 1) % 3) for line, q, c, g in sizes["alice"][:1000]]
-        store.stage_labels(changed)
-        store.merge_staged_labels("default", "alice")
+        store.labels.stage_labels(changed)
+        store.labels.merge_staged_labels("default", "alice")
         second = timed(
             "export v2 (plan + diff + write)",
             figures,

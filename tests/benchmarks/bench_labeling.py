@@ -446,14 +446,17 @@ def bench_quality(store: Store, qids: Sequence[str], truth: dict[str, str]) -> d
     The chunk each question was written from is its one relevant chunk: recall@10 is whether
     it is in the top 10, nDCG@10 is 1 / log2(1 + its rank) there.
     """
-    chunking = store.current_chunking()
+    chunking = store.corpus.current_chunking()
     sums = {"rp": 0.0, "re": 0.0, "np": 0.0, "ne": 0.0, "overlap": 0.0, "same": 0.0}
     times: dict[str, list[float]] = {"pooled": [], "exact": []}
     cpu = {"pooled": 0.0, "exact": 0.0}
     for qid in qids:
-        text = store.get_question(qid).text
+        text = store.questions.get(qid).text
         found = {}
-        for name, search in (("exact", store.exact_search), ("pooled", store.pool_search)):
+        for name, search in (
+            ("exact", store.search.exact_search),
+            ("pooled", store.search.pool_search),
+        ):
             before = cpu_seconds()
             seconds, found[name] = timed(lambda s=search, t=text: s(chunking, t, limit=10))
             cpu[name] += cpu_seconds() - before
@@ -473,7 +476,7 @@ def bench_quality(store: Store, qids: Sequence[str], truth: dict[str, str]) -> d
         " | identical | ms per question pooled / exact (p95) | CPU ms pooled / exact |"
     )
     print(
-        f"  | {store.count_chunks():,} | {f['rp']:.3f} / {f['re']:.3f}"
+        f"  | {store.corpus.count_chunks():,} | {f['rp']:.3f} / {f['re']:.3f}"
         f" | {f['np']:.3f} / {f['ne']:.3f} | {f['overlap']:.2f} | {f['same']:.2f}"
         f" | {statistics.mean(times['pooled']) * 1000:.0f} /"
         f" {statistics.mean(times['exact']) * 1000:.0f}"
@@ -490,9 +493,11 @@ def bench_following(db: Path, count: int, think: float) -> dict[str, float] | No
     every open, as the grading page does; the first open is a jump (nothing computed ahead)."""
     reviewer = "follower"
     with Store(db) as store:
-        chunking = store.current_chunking()
-        stored = store.fts_pool_hashes(chunking)
-        queue = [r["id"] for r in store.queue(chunking, reviewer) if r["id"] not in stored]
+        chunking = store.corpus.current_chunking()
+        stored = store.pools.fts_pool_hashes(chunking)
+        queue = [
+            r["id"] for r in store.questions.queue(chunking, reviewer) if r["id"] not in stored
+        ]
         queue = queue[: count + 1]
         if len(queue) < 2:
             print("  skipped: every question's pool is computed already (try more --questions)")
@@ -503,7 +508,7 @@ def bench_following(db: Path, count: int, think: float) -> dict[str, float] | No
         try:
             for at, qid in enumerate(queue):
                 worker.request(chunking, queue[at + 1 : at + 1 + pooling.PREFETCH_AHEAD])
-                was_ready = pooling.pool_ready(store, store.get_question(qid), chunking)
+                was_ready = pooling.pool_ready(store, store.questions.get(qid), chunking)
                 seconds, view = timed(lambda qid=qid: labeling.open_question(store, qid, reviewer))
                 if at == 0:
                     jump = seconds
@@ -561,7 +566,7 @@ def bench_app(db: Path, qid: str, reruns: int) -> dict[str, dict[str, float]]:
         "afresh: it makes a new ScriptCache per run, a server compiles them once)"
     )
     with Store(db) as store:
-        labels = store.question_labels(qid, store.current_chunking())
+        labels = store.labels.question_labels(qid, store.corpus.current_chunking())
     print(
         f"  after {reruns} clicks: {sum(r['reviewer'] == REVIEWER for r in labels)} chunks of "
         f"{qid} graded by {REVIEWER!r}"
@@ -672,12 +677,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         if reuse:
             # A rerun of the measures on the database of an earlier run: its imports are not
             # timed again, and its search pools are forgotten so that they are computed again.
-            print(f"  reusing {db} ({store.count_chunks():,} chunks): imports not timed")
+            print(f"  reusing {db} ({store.corpus.count_chunks():,} chunks): imports not timed")
             store.conn.execute("DELETE FROM pool_fts_state")
             imports = {"chunks": None}
         else:
             imports = bench_imports(store, files, args.runs)
-        qids = store.question_ids()
+        qids = store.questions.ids()
         rng = random.Random(args.seed + 1)
         sample = rng.sample(qids, min(args.samples, len(qids) - 1))
         app_qid = rng.choice(sorted(set(qids) - set(sample)))

@@ -268,13 +268,16 @@ def recall10(ranked: list[str], relevant: dict[str, int]) -> float:
 
 def measure(db: Path, questions: list[dict]) -> dict[str, float]:
     with Store(db) as store:
-        chunking = store.current_chunking()
+        chunking = store.corpus.current_chunking()
         figures: dict[str, list[float]] = {k: [] for k in ("rp", "re", "np", "ne", "ov", "same")}
         times: dict[str, list[float]] = {"pooled": [], "exact": []}
         cpu = {"pooled": 0.0, "exact": 0.0}
         for q in questions:
             results = {}
-            for name, search in (("exact", store.exact_search), ("pooled", store.pool_search)):
+            for name, search in (
+                ("exact", store.search.exact_search),
+                ("pooled", store.search.pool_search),
+            ):
                 c0, t0 = cpu_seconds(), time.perf_counter()
                 results[name] = search(chunking, q["text"], limit=10)
                 times[name].append(time.perf_counter() - t0)
@@ -337,7 +340,7 @@ def main(argv: list[str] | None = None) -> None:
                 f" (cpu {cpu_seconds() - c0:.0f} s) {report.summary()}"
             )
         with Store(db) as store:
-            chunks = store.count_chunks()
+            chunks = store.corpus.count_chunks()
         load = os.getloadavg()[0]
         figures = measure(db, questions)
         rows.append((chunks, figures, load))

@@ -198,7 +198,7 @@ def build_base(folder: Path) -> Path:
     documents = {d["id"]: d["text"] for d in read_jsonl(DEMO / "documents.jsonl")}
     chunks = read_jsonl(DEMO / "chunks.jsonl")
     with Store(db) as store:
-        store.upsert_documents(read_jsonl(DEMO / "documents.jsonl"))
+        store.corpus.upsert_documents(read_jsonl(DEMO / "documents.jsonl"))
         import_chunks(store, DEMO / "chunks.jsonl", chunking="v1")
         import_questions(store, DEMO / "questions.jsonl")
         lines, unanswerable = bench_labels(chunks, documents)
@@ -250,9 +250,9 @@ def build_scenario(base: Path, folder: Path, scenario: Scenario) -> Built:
         ]
         chunk_rows += chunks[target]
     with Store(db) as store:
-        store.upsert_documents(doc_rows)
-        store.ensure_chunking("v2")
-        store.upsert_chunks("v2", chunk_rows)
+        store.corpus.upsert_documents(doc_rows)
+        store.corpus.ensure_chunking("v2")
+        store.corpus.upsert_chunks("v2", chunk_rows)
     return Built(db, edited, new_id, chunks)
 
 
@@ -272,7 +272,9 @@ def quote_images(built: Built) -> dict[str, dict[str, list]]:
 def old_labels(store: Store) -> tuple[list[OldLabel], dict[tuple, Passage]]:
     """The labels as plan_remap reads them, with their passages."""
     labels, passages = [], {}
-    for qid, chunk_id, reviewer, grade, note, text, doc_id, start, end in store.remap_labels("v1"):
+    for qid, chunk_id, reviewer, grade, note, text, doc_id, start, end in store.remaps.remap_labels(
+        "v1"
+    ):
         passage = Passage.of(chunk_id, text, doc_id, start, end)
         passages.setdefault(passage.key, passage)
         labels.append(OldLabel("label", qid, reviewer, chunk_id, grade, note, passage.key))
@@ -539,18 +541,18 @@ def run_speed(folder: Path, labelled: int, new: int, seed: int) -> None:
         path.unlink()
     started = time.perf_counter()
     with Store(db) as store:
-        store.upsert_documents(documents)
-        store.ensure_chunking("v1")
+        store.corpus.upsert_documents(documents)
+        store.corpus.ensure_chunking("v1")
         for k in range(0, len(v1), 20_000):
-            store.upsert_chunks("v1", v1[k : k + 20_000])
-        store.upsert_questions(questions)
+            store.corpus.upsert_chunks("v1", v1[k : k + 20_000])
+        store.questions.upsert(questions)
         qrels_path = folder / "speed.qrels"
         qrels_path.write_text("\n".join(qrels) + "\n", encoding="utf-8")
         import_qrels(store, qrels_path, reviewer="speed", chunking="v1")
-        store.upsert_documents(new_documents)
-        store.ensure_chunking("v2")
+        store.corpus.upsert_documents(new_documents)
+        store.corpus.ensure_chunking("v2")
         for k in range(0, len(v2), 20_000):
-            store.upsert_chunks("v2", v2[k : k + 20_000])
+            store.corpus.upsert_chunks("v2", v2[k : k + 20_000])
         # The remap below starts from a database at rest, as a user's would be.
         store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     print(f"database built in {time.perf_counter() - started:.0f} s")

@@ -180,13 +180,13 @@ def bench_flags(store: Store) -> float:
     started, cpu0 = time.perf_counter(), cpu()
     refresh = review.ensure_flags(store)
     seconds = time.perf_counter() - started
-    counts = store.flag_counts(None)
+    counts = store.flags.flag_counts(None)
     print(
         f"flags for {refresh.questions} generated questions: {seconds:.1f} s"
         f" (cpu {cpu() - cpu0:.1f} s; {load()})"
     )
     print("  flagged: " + ", ".join(f"{n} {c}" for n, c in counts.items()))
-    texts = store.every_question_text()
+    texts = store.flags.every_question_text()
     started = time.perf_counter()
     pairs = flags.duplicate_pairs(texts, threshold=review.load_config(store).duplicate_threshold)
     print(
@@ -199,7 +199,7 @@ def blocking_recall(store: Store, sample: int, seed: int) -> None:
     """All pairs of a sample, scored one by one, against blocking on the same sample."""
     from rapidfuzz import fuzz, process
 
-    texts = store.every_question_text()
+    texts = store.flags.every_question_text()
     rng = random.Random(seed)
     ids = sorted(rng.sample(sorted(texts), min(sample, len(texts))))
     subset = {i: texts[i] for i in ids}

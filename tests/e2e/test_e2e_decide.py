@@ -133,7 +133,7 @@ def grades_that_prove_it(folder, files, dense) -> list[tuple[str, str, int]]:
             question = queue.questions[0]
             chunk = queue.chunks[question][0]
             grades.append((question, chunk, TRUTH.get((question, chunk), 0)))
-            copy.set_grade(question, "default", chunk, "ana", grades[-1][2])
+            copy.labels.set_grade(question, "default", chunk, "ana", grades[-1][2])
     return grades
 
 
@@ -150,7 +150,7 @@ def test_once_proven_the_band_says_so_and_leads_back(
     import_run(loaded, dense)
     *before, (question, chunk, grade) = grades_that_prove_it(tmp_path, files, dense)
     for earlier in before:
-        loaded.set_grade(earlier[0], "default", earlier[1], "ana", earlier[2])
+        loaded.labels.set_grade(earlier[0], "default", earlier[1], "ana", earlier[2])
     server = serve(loaded.path)
     page.goto(f"{server.url}/?reviewer=ana&question={question}&decide=dense,bm25,ndcg@3")
     page.wait_for_selector(".lbl-decide-status")

@@ -38,7 +38,7 @@ def test_create_a_version_from_the_export_page(tmp_path, serve, page, monkeypatc
     assert manifest["counts"]["questions"] == 33
     # A second version: the comparison appears, and switching its versions redraws only it.
     with Store(db) as store:
-        store.set_grade("q001", "default", "orders-api-rate-limits#1", "maria", 0)
+        store.labels.set_grade("q001", "default", "orders-api-rate-limits#1", "maria", 0)
     page.get_by_role("button", name="Create version").click()
     wait_for_app(page)
     page.wait_for_selector(".st-key-export_diff")

@@ -46,7 +46,7 @@ def test_name_grade_three_from_the_keyboard_reload(loaded: Store, serve, page) -
     box = page.locator(".st-key-label_toolbar").bounding_box()
     assert box is not None
     assert 0 <= box["y"] < 250
-    labels = loaded.question_labels("q1", "default")
+    labels = loaded.labels.question_labels("q1", "default")
     assert sorted(r["grade"] for r in labels) == [0, 1, 2]
     assert {r["reviewer"] for r in labels} == {"maria"}
     shown = checked_grades(page)
@@ -91,7 +91,7 @@ def test_two_sessions_grading_by_key_close_every_store(loaded: Store, serve, pag
             wait_for_app(tab)
     for tab in tabs.values():
         assert tab.locator("[data-testid='stException']").count() == 0
-    labels = loaded.question_labels("q1", "default")
+    labels = loaded.labels.question_labels("q1", "default")
     assert {r["reviewer"] for r in labels} == {"ana", "ben"}
     # Every run closed its store: once idle, the server holds one connection at most, the
     # pool worker's (labeler.pooling: a thread with its own store for the server's life). A
@@ -113,7 +113,7 @@ def test_two_sessions_grading_by_key_close_every_store(loaded: Store, serve, pag
 def test_a_stale_label_is_shown_with_both_texts(loaded: Store, serve, page, tmp_path) -> None:
     from labeler.importers import import_chunks
 
-    loaded.set_grade("q1", "default", "rate-limits", "maria", 2)
+    loaded.labels.set_grade("q1", "default", "rate-limits", "maria", 2)
     changed = tmp_path / "changed.jsonl"
     changed.write_text(
         '{"id": "rate-limits", "text": "Each API key may send 50 requests per minute.'
@@ -192,7 +192,7 @@ def test_fast_keys_leave_every_card_showing_what_the_database_holds(tmp_path, se
         with Store(tmp_path / "demo.db") as store:
             return {
                 r["chunk_id"]: str(r["grade"])
-                for r in store.question_labels("q005", store.current_chunking())
+                for r in store.labels.question_labels("q005", store.corpus.current_chunking())
                 if r["reviewer"] == "kim"
             }
 

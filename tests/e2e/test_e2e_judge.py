@@ -47,7 +47,9 @@ def test_blind_spot_check_by_keys(demo_db, serve, page) -> None:
     screenshot(page, "judge-review-revealed")
     with Store(demo_db) as store:
         given = [
-            r for r in store.item_ratings("Faithfulness", item, "default") if r["rater"] == "ana"
+            r
+            for r in store.ratings.item_ratings("Faithfulness", item, "default")
+            if r["rater"] == "ana"
         ]
     assert [(r["value"], r["passed"]) for r in given] == [(1.0, 1)]
     _press(page, "n")
@@ -70,7 +72,7 @@ def test_relevance_spot_check_writes_a_label(demo_db, serve, page) -> None:
     page.wait_for_selector(".st-key-judge_reveal")
     screenshot(page, "judge-review-relevance")
     with Store(demo_db) as store:
-        labels = store.question_labels(question_id, "default")
+        labels = store.labels.question_labels(question_id, "default")
     assert {(r["chunk_id"], r["grade"]) for r in labels if r["reviewer"] == "ana"} == {
         (chunk_id, 0)
     }
@@ -89,7 +91,7 @@ def test_adjudicate_by_keys(demo_db, serve, page) -> None:
     page.wait_for_timeout(300)
     wait_for_app(page)
     with Store(demo_db) as store:
-        settled = store.adjudication_rows("default")
+        settled = store.adjudications.rows("default")
     assert [(q, row["grade"], row["reviewer"]) for (q, _), row in settled.items()] == [
         (question, 1, "lead")
     ]

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.e2e
 
 
 def _computed_by(store: Store, question_id: str) -> str | None:
-    state = store.fts_pool_state(question_id, "default")
+    state = store.pools.fts_pool_state(question_id, "default")
     return state and state["computed_by"]
 
 
@@ -26,7 +26,7 @@ def test_following_the_queue_opens_pools_the_server_computed_ahead(
     assert _computed_by(loaded, "q1").startswith("open:")  # a jump: searched on the page
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline and not all(
-        pooling.pool_ready(loaded, loaded.get_question(q), "default") for q in ("q2", "q3")
+        pooling.pool_ready(loaded, loaded.questions.get(q), "default") for q in ("q2", "q3")
     ):
         time.sleep(0.2)
     # The next two questions of maria's queue were computed by the server's worker thread.

@@ -41,7 +41,7 @@ def test_decide_proposals_from_the_keyboard(demo_db, serve, page) -> None:
             ("accepted", "maria"),
         ]
         accepted = decided[1]
-        labels = store.question_labels(accepted.question_id, "sentences")
+        labels = store.labels.question_labels(accepted.question_id, "sentences")
         assert (accepted.new_chunk, "maria", accepted.grade) in [
             (r["chunk_id"], r["reviewer"], r["grade"]) for r in labels
         ]

@@ -79,7 +79,7 @@ def test_decide_from_the_keyboard(demo: Store, serve, page) -> None:
     page.wait_for_function(
         f"() => !document.querySelector('.rv-head').textContent.startsWith('{first}')"
     )
-    state = demo.review_state(first)
+    state = demo.reviews.state(first)
     assert (state["status"], state["reason"], state["decided_by"]) == (
         "rejected",
         "duplicate",
@@ -92,17 +92,21 @@ def test_decide_from_the_keyboard(demo: Store, serve, page) -> None:
     page.wait_for_function(
         f"() => !document.querySelector('.rv-head').textContent.startsWith('{second}')"
     )
-    assert demo.get_question(second).review_status == "accepted"
+    assert demo.questions.get(second).review_status == "accepted"
     assert sorted(
-        r["chunk_id"] for r in demo.question_labels(second, "default") if r["reviewer"] == "maria"
+        r["chunk_id"]
+        for r in demo.labels.question_labels(second, "default")
+        if r["reviewer"] == "maria"
     ) == sorted(sources)
     # U undoes it: back on the question, pending again, grades withdrawn.
     press(page, "u")
     page.wait_for_function(
         f"() => document.querySelector('.rv-head').textContent.startsWith('{second}')"
     )
-    assert demo.get_question(second).review_status == "pending"
-    assert not [r for r in demo.question_labels(second, "default") if r["reviewer"] == "maria"]
+    assert demo.questions.get(second).review_status == "pending"
+    assert not [
+        r for r in demo.labels.question_labels(second, "default") if r["reviewer"] == "maria"
+    ]
     # E edits; Ctrl+Enter saves; the original is kept and the change shown.
     press(page, "e")
     box = page.locator(".st-key-review_edit_text textarea")
@@ -111,8 +115,8 @@ def test_decide_from_the_keyboard(demo: Store, serve, page) -> None:
     wait_for_app(page)
     page.wait_for_selector(".lbl-diff ins")
     screenshot(page, "review-edited")
-    assert demo.get_question(second).text.endswith(" today?")
-    assert demo.review_state(second)["original_text"] is not None
+    assert demo.questions.get(second).text.endswith(" today?")
+    assert demo.reviews.state(second)["original_text"] is not None
     assert not outside, outside
 
 
@@ -125,7 +129,7 @@ def test_a_conflict_between_two_reviewers(demo: Store, serve, page) -> None:
     page.wait_for_selector(".lbl-note-error")
     assert "tom (reject" in page.locator(".lbl-note-error").inner_text()
     screenshot(page, "review-conflict")
-    state = demo.review_state(question)
+    state = demo.reviews.state(question)
     assert (state["status"], state["decided_by"]) == ("rejected", "tom")
 
 

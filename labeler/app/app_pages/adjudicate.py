@@ -18,7 +18,7 @@ from labeler.models import GRADE_LABELS, Grade
 
 store = get_store()
 me = reviewer()
-chunking = store.current_chunking()
+chunking = store.corpus.current_chunking()
 ALL = "all"
 FINAL = {2: "2 · answers it", 1: "1 · helps partly", 0: "0 · not relevant"}
 
@@ -120,7 +120,7 @@ def sidebar(found: disputes.Disputes) -> None:
             found.settled / total,
             text=f"Settled: {found.settled} of {found.chunks} disputed chunks",
         )
-        tags = [t for t, _ in store.all_tags()]
+        tags = [t for t, _ in store.questions.all_tags()]
         st.selectbox(
             "Only questions tagged",
             [None, *tags],

@@ -73,7 +73,7 @@ def compared(old: str, old_stamp: tuple, new: str, new_stamp: tuple) -> tuple[Ve
 def versions(name: str) -> list[VersionInfo]:
     """The versions of ``name``, oldest first, each checked (cached) and witnessed by the
     database's record of its export (read fresh: it is one small query)."""
-    recorded = store.recorded_versions(name)
+    recorded = store.versions.recorded(name)
     return [
         witnessed(checked(name, number, str(path), stamp(path)), recorded.get(number))
         for number, path in version_dirs(OUT, name)
@@ -82,7 +82,7 @@ def versions(name: str) -> list[VersionInfo]:
 
 def selection_form() -> tuple[str, Selection, str | None]:
     """The name and selection, and which button was pressed ("preview", "create" or None)."""
-    tags = [tag for tag, _ in store.all_tags()]
+    tags = [tag for tag, _ in store.questions.all_tags()]
     known = names_under(OUT)
     with st.form("export_form"):
         name = st.text_input(

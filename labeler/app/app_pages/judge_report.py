@@ -19,7 +19,7 @@ from labeler.judge.scales import RELEVANCE
 from labeler.store.ratings import parse_relevance_key
 
 store = get_store()
-chunking = store.current_chunking()
+chunking = store.corpus.current_chunking()
 
 STYLE = """<style>
 .lbl-verdict { border-left: 4px solid #1c7ed6; background: #f1f6fd; padding: 10px 14px;
@@ -65,9 +65,9 @@ def _tone(judge) -> str:
 def _plan_of(metric: str) -> dict[str, str]:
     """{item: the first sample plan of ``metric`` that holds it}."""
     found: dict[str, str] = {}
-    for plan in store.plans():
+    for plan in store.plans.all():
         if plan["metric"] == metric:
-            for row in store.plan_items(plan["name"]):
+            for row in store.plans.items(plan["name"]):
                 found.setdefault(row["item"], plan["name"])
     return found
 
@@ -218,7 +218,7 @@ def render() -> None:
         st.session_state["judge_report_metric"] = wanted
     metric = st.selectbox("Metric", metrics, key="judge_report_metric")
     with user_errors():
-        report = cached_report(db_path(), metric, chunking, store.ratings_revision())
+        report = cached_report(db_path(), metric, chunking, store.ratings.revision())
         scale = report.scale.spec
         if report.scale.kind == "score":
             scale += f", passes at {report.scale.pass_when} {report.scale.threshold:g}"

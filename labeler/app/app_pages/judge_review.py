@@ -18,7 +18,7 @@ from labeler.models import GRADE_LABELS, Grade
 
 store = get_store()
 me = reviewer()
-chunking = store.current_chunking()
+chunking = store.corpus.current_chunking()
 
 STYLE = """<style>
 .lbl-agree { background: #e6f4ea; color: #14532d; padding: 6px 10px; border-radius: 6px; }
@@ -62,7 +62,7 @@ def choices(scale: Scale, metric: str) -> list[tuple[int, str, str | None]]:
 
 
 def current_plan() -> str | None:
-    plans = [p["name"] for p in store.plans()]
+    plans = [p["name"] for p in store.plans.all()]
     wanted = st.query_params.get("plan")
     if wanted in plans:
         st.session_state["judge_plan"] = wanted
@@ -148,7 +148,7 @@ def sidebar(
     progress: review.Progress | None, scale: Scale | None = None, metric: str | None = None
 ) -> None:
     with st.sidebar:
-        plans = [p["name"] for p in store.plans()]
+        plans = [p["name"] for p in store.plans.all()]
         if plans:
             st.selectbox("Sample plan", plans, key="judge_plan", on_change=on_plan_change)
         if progress is not None:

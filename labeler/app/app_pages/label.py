@@ -128,7 +128,7 @@ def go_previous() -> None:
 
 def go_to(question_id: str) -> None:
     question_id = question_id.strip()
-    if store.get_question(question_id) is None:
+    if store.questions.get(question_id) is None:
         st.session_state["_flash_error"] = f"No question with id {question_id!r}."
         return
     _go(question_id)
@@ -254,7 +254,7 @@ def sidebar() -> None:
             )
         if st.session_state.get("label_queue") == decide.FAMILY:
             decide.sidebar_options(store, queue_chosen)
-        tags = [t for t, _ in store.all_tags()]
+        tags = [t for t, _ in store.questions.all_tags()]
         st.selectbox(
             "Only questions tagged",
             [None, *tags],
@@ -281,7 +281,7 @@ def sidebar() -> None:
 
 def choose_question() -> str | None:
     current = st.query_params.get("question")
-    if current and store.get_question(current) is not None:
+    if current and store.questions.get(current) is not None:
         return current
     if current:
         note(
@@ -390,7 +390,7 @@ def question_warnings(view: labeling.QuestionView) -> None:
 
 def surrounding_text(candidate: labeling.CandidateView, question: str) -> None:
     chunk = candidate.chunk
-    around = store.neighbours(chunk, before=1, after=1)
+    around = store.corpus.neighbours(chunk, before=1, after=1)
     if len(around) == 1:
         st.caption("No other chunks of this document are known.")
         return
@@ -499,7 +499,7 @@ def search_box(view: labeling.QuestionView) -> None:
         if not query.strip():
             return
         in_pool = {c.chunk.id for c in view.candidates}
-        hits = store.search_chunks(view.chunking, query, limit=10)
+        hits = store.search.search_chunks(view.chunking, query, limit=10)
         if not hits:
             st.caption("No chunk matches.")
         for hit, spans in zip(hits, match_spans([h.text for h in hits], query), strict=True):
@@ -586,7 +586,7 @@ def settle_queue() -> tuple[decide.Comparison, decide.DecisionQueue] | None:
     chosen = st.session_state.get("label_queue") or labeling.DEFAULT_QUEUE
     st.session_state.pop("label_decide_error", None)
     try:
-        deciding = decide.current(store, store.current_chunking())
+        deciding = decide.current(store, store.corpus.current_chunking())
     except LabelerError as error:
         st.session_state["label_decide_error"] = str(error)
         deciding = None
@@ -618,7 +618,7 @@ def status() -> None:
     if st.session_state.get("label_status_stale"):
         time.sleep(STATUS_YIELD_S)
     with user_errors():
-        deciding = decide.current(store, store.current_chunking())
+        deciding = decide.current(store, store.corpus.current_chunking())
         if deciding is not None:
             decide.status(*deciding, st.session_state.get("label_qid"), stop_deciding)
     st.session_state.pop("label_status_stale", None)
@@ -657,8 +657,8 @@ def grading() -> None:
         st.write("Import questions and chunks first (see the Data page), or run `labeler demo`.")
         return
     st.session_state["label_qid"] = question_id
-    question = store.get_question(question_id)
-    chunking = store.current_chunking()
+    question = store.questions.get(question_id)
+    chunking = store.corpus.current_chunking()
     if not pooling.pool_ready(store, question, chunking):
         # A jump to a question whose pool was not computed ahead: its search runs now.
         with st.spinner("Searching the corpus for this question's candidates…"):

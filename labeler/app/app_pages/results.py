@@ -38,7 +38,7 @@ from labeler.metrics.summary import (
 from labeler.sources import checked_run, current_labels, stored_run, version_labels
 
 store = get_store()
-chunking = store.current_chunking()
+chunking = store.corpus.current_chunking()
 OUT = exports_dir(db_path())
 GRADING = str(PAGES_DIR / "label.py")
 CURRENT = "current"
@@ -102,7 +102,7 @@ def uploaded_run():
 
 
 def choose_runs(column) -> list:
-    names = store.run_names()
+    names = store.runs.names()
     with column:
         chosen = st.multiselect("Runs", names, default=names, key="results_runs")
         runs = [stored_run(store, name) for name in chosen]
@@ -342,7 +342,7 @@ def label_next(a, b, metrics: list[str], policy: str | None) -> None:
 
     st.subheader("Label next")
     choices = [m for m in metrics if m.split("@")[0] in SUPPORTED]
-    imported = set(store.run_names())
+    imported = set(store.runs.names())
     if not choices or a.run not in imported or b.run not in imported:
         st.caption("Label next works on imported runs with nDCG, precision, recall, MRR or MAP.")
         return
@@ -497,7 +497,7 @@ def render() -> None:
         coverage_notes(results, cutoffs, metrics)
         pair = paired_comparison(results, metrics)
         if pair is not None:
-            per_question(*pair, metrics, store.question_texts(pair[0].per_question(metrics[0])))
+            per_question(*pair, metrics, store.questions.texts(pair[0].per_question(metrics[0])))
             if st.session_state.get("results_labels") == CURRENT:
                 label_next(*pair, metrics, st.session_state.get("results_policy"))
         versions_side_by_side(runs, metrics, 1)

@@ -71,7 +71,7 @@ STYLE = """
 
 store = get_store()
 me = reviewer()
-chunking = store.current_chunking()
+chunking = store.corpus.current_chunking()
 
 
 # the queue ------------------------------------------------------------------------------------
@@ -189,7 +189,7 @@ def save_edit(question_id: str, then_accept: bool) -> None:
     )
     st.session_state["review_mode"] = None
     if then_accept:
-        state = store.review_state(question_id)
+        state = store.reviews.state(question_id)
         review.accept(
             store, question_id, me, expected_revision=state["revision"], chunking=chunking
         )
@@ -250,7 +250,7 @@ def prepare_batch() -> None:
         "reason": reason,
         "note": note,
         "sources": bool(st.session_state.get("review_batch_sources")),
-        "revisions": store.queue_revisions(_where()),
+        "revisions": store.flags.queue_revisions(_where()),
     }
     if not st.session_state["review_batch"]["revisions"]:
         st.session_state.pop("review_batch", None)
@@ -292,7 +292,7 @@ def cancel_batch() -> None:
 def _filter_values(db: str, version: str) -> dict:
     """The filters' values and counts: a few GROUP BYs over every generated question, kept for
     30 s (per database and flag settings), so a key press does not pay for them."""
-    return store.filter_values()
+    return store.flags.filter_values()
 
 
 def _choice(label: str, key: str, values: list[tuple[str, int]], names=None) -> None:
@@ -415,7 +415,7 @@ def batch_confirmation() -> None:
 def choose_question(where: QueueFilter) -> str | None:
     current = st.query_params.get("question")
     if current:
-        state = store.review_states([current]).get(current)
+        state = store.reviews.states([current]).get(current)
         if state is not None and state["origin"] == "generated":
             return current
         st.html(
@@ -729,7 +729,7 @@ def scroll_to_top(question_id: str) -> None:
 
 
 def progress_bar() -> None:
-    counts = store.review_status_counts()
+    counts = store.reviews.status_counts()
     total = max(sum(counts.values()), 1)
     decided = counts.get("accepted", 0) + counts.get("rejected", 0)
     st.progress(
@@ -746,7 +746,7 @@ def review_area() -> None:
     # rest.
     review.ensure_flags(store, check_queue=False)
     where = _where()
-    count = store.queue_count(where)
+    count = store.flags.queue_count(where)
     messages()
     batch_confirmation()
     question_id = choose_question(where)
