@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from labeler.candidates import pool
 from labeler.errors import LabelerError
+from labeler.grading.candidates import pool
+from labeler.grading.labeling import mark, set_note
 from labeler.importers import (
     import_chunks,
     import_documents,
@@ -16,7 +17,6 @@ from labeler.importers import (
 )
 from labeler.importers.qrels import write_labels
 from labeler.importers.ragas import import_ragas
-from labeler.labeling import mark, set_note
 from labeler.models import ImportReport
 from labeler.readers import iter_columns, iter_jsonl
 from labeler.store import Store
@@ -197,8 +197,8 @@ def _results_versions(store: Store) -> list[ImportReport]:
     (where the app looks) the first time only: later loads, and a reviewer's own grading in
     the demo, never add versions."""
     from labeler.config import exports_dir
-    from labeler.exporters.history import list_versions
-    from labeler.exporters.testset import Selection, export_testset
+    from labeler.export import Selection, export_testset
+    from labeler.versions.history import list_versions
 
     out = exports_dir(store.path)
     if list_versions(out, DEMO_TESTSET):

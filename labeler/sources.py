@@ -1,82 +1,29 @@
-"""Where an evaluation's labels and runs come from: the project's store, a test-set version, a
-file. The metric engine knows nothing of the database; this module hands it plain ``Qrels``
-and ``Run`` values, for the Results page and ``labeler next``.
+"""Where an evaluation's labels and runs come from, for the Results page and ``labeler next``:
+the project's store (``labeler.grading.current``), a test-set version, a file.
 
-- ``current_labels``: the current labels of a chunking, one grade per (question, chunk) by the
-  same consensus rules as an export (``labeler.exporters.consensus``: adjudications first,
-  agreement, then the policy), over every accepted question (those without a label are the
-  normal starting point of label-next, not an error).
 - ``version_labels``: the qrels of an exported version (checked against its manifest).
-- ``stored_run``, ``checked_run``, ``resolve_run``: an imported run by name, or a run file read
-  for evaluation and checked exactly as an import checks it, without storing it.
+- ``checked_run``, ``resolve_run``: a run file read for evaluation and checked exactly as an
+  import checks it, without storing it; ``--run X``: an imported run, else a file.
+- ``next_pairs``: ``labeler next`` on runs given by name or file.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from labeler.errors import LabelerError, NotFoundError
-from labeler.exporters.consensus import DisagreementError, consensus, get_policy
+from labeler.errors import LabelerError
+from labeler.grading.current import Labels, stored_run
+from labeler.grading.decide import decide_runs
 
 # A run file, checked as ``labeler import run`` checks it, read without storing it: the
 # importer's own reader under the name this module's callers use.
 from labeler.importers.runs import read_checked_run as checked_run
 
 if TYPE_CHECKING:
-    from labeler.metrics.tables import Qrels, Run
+    from labeler.metrics.decision import Decision
+    from labeler.metrics.tables import Run
     from labeler.store import Store
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class Labels:
-    """Qrels with what an evaluation needs to know of them.
-
-    ``questions``: the questions they cover (with or without a label); ``unanswerable``:
-    questions marked as having no relevant chunk (every chunk of theirs is known irrelevant);
-    ``description``: how a person would name them; ``testset``: a version's identity.
-    """
-
-    qrels: Qrels
-    questions: tuple[str, ...]
-    unanswerable: frozenset[str]
-    description: str
-    disagreements: int = 0
-    settled: int = 0
-    testset: dict[str, Any] | None = None
-
-
-def current_labels(
-    store: Store, *, policy: str | None = None, chunking: str | None = None
-) -> Labels:
-    """The consensus of every reviewer's current labels in ``chunking`` (default: the current
-    one), over the accepted questions. Disagreements without a policy stop, as for export."""
-    from labeler.metrics.tables import Qrels
-
-    chosen = get_policy(policy)
-    chunking = chunking or store.corpus.current_chunking()
-    with store.snapshot():
-        questions = store.questions.accepted_ids()
-        wanted = set(questions)
-        labels = [row for row in store.labels.chunking_labels(chunking) if row[0] in wanted]
-        marks = [row for row in store.labels.unanswerable_marks(chunking) if row[0] in wanted]
-        adjudications = store.adjudications.current(chunking)
-    agreed = consensus(labels, marks, adjudications, policy=chosen, questions=wanted)
-    if agreed.disagreements:
-        raise DisagreementError(agreed.disagreements)
-    rows = [(q, c, g) for q, grades in agreed.grades.items() for c, g in grades.items()]
-    qrels = Qrels.from_rows(
-        [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], source=None
-    ).with_questions(questions, unanswerable=agreed.unanswerable)
-    how = f"settled by {chosen.name}" if chosen is not None else "no disagreements"
-    return Labels(
-        qrels=qrels,
-        questions=tuple(questions),
-        unanswerable=agreed.unanswerable,
-        description=f"current labels of chunking {chunking} ({how})",
-        settled=agreed.settled,
-    )
 
 
 def version_labels(path: str | Path) -> Labels:
@@ -94,19 +41,6 @@ def version_labels(path: str | Path) -> Labels:
     )
 
 
-def stored_run(store: Store, name: str) -> Run:
-    """An imported run, ranked as it was imported."""
-    from labeler.metrics.tables import Run
-
-    rows = store.runs.ranking(name)
-    if not rows:
-        known = ", ".join(store.runs.names()) or "none imported yet"
-        raise NotFoundError(f"no imported run named {name!r} (runs: {known})", field="run")
-    return Run.from_rows(
-        name, [r[0] for r in rows], [r[1] for r in rows], ranks=[r[2] for r in rows]
-    )
-
-
 def resolve_run(store: Store, spec: str, *, chunking: str | None = None) -> Run:
     """``--run X``: the imported run named X, else the run file X."""
     if spec in set(store.runs.names()):
@@ -118,12 +52,28 @@ def resolve_run(store: Store, spec: str, *, chunking: str | None = None) -> Run:
     raise LabelerError(msg, field="run")
 
 
-__all__ = [
-    "DisagreementError",
-    "Labels",
-    "checked_run",
-    "current_labels",
-    "resolve_run",
-    "stored_run",
-    "version_labels",
-]
+def next_pairs(
+    store: Store,
+    run_a: str,
+    run_b: str,
+    metric: str,
+    *,
+    chunking: str | None = None,
+    **options: object,
+) -> Decision:
+    """``labeler next``: is ``run_a`` better than ``run_b`` on ``metric`` with the current
+    labels, and which pairs to grade next; runs by imported name or by file (``resolve_run``),
+    the rest as ``labeler.grading.decide.decide_runs`` takes it."""
+    chunking = chunking or store.corpus.current_chunking()
+    return decide_runs(
+        store,
+        run_a,
+        run_b,
+        metric,
+        chunking=chunking,
+        runs=lambda spec: resolve_run(store, spec, chunking=chunking),
+        **options,
+    )
+
+
+__all__ = ["checked_run", "next_pairs", "resolve_run", "version_labels"]

@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from labeler.app.widgets import markdown_escaped
-from labeler.deciding import decision_queue
+from labeler.grading.decide import decision_queue
 from labeler.importers import import_run
 from labeler.store import Store
 from tests.conftest import notes

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from labeler import labeling
+from labeler.grading import labeling
 from labeler.judge.importing import import_judgements
 from labeler.judge.sampling import sample_plan
 from labeler.store import Store

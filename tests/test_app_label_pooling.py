@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from labeler import pooling
-from labeler.pooling import PoolWorker
+from labeler.grading import search_pools
+from labeler.grading.worker import PoolWorker
 from labeler.store import Store
-from tests.test_pooling import _PausedStore, _PausedWorker
+from tests.test_grading_pools import _PausedSearch, _PausedWorker
 
 APP = str(Path(__file__).resolve().parents[1] / "labeler" / "app" / "streamlit_app.py")
 
@@ -26,7 +26,7 @@ def app(loaded: Store, monkeypatch) -> AppTest:
 
 
 def _ready(store: Store, question_id: str) -> bool:
-    return pooling.pool_ready(store, store.questions.get(question_id), "default")
+    return search_pools.pool_ready(store, store.questions.get(question_id), "default")
 
 
 def test_opening_a_question_computes_the_next_ones_ahead(app: AppTest, loaded: Store) -> None:
@@ -43,22 +43,22 @@ def test_opening_a_question_computes_the_next_ones_ahead(app: AppTest, loaded: S
 
 
 def test_the_page_renders_while_a_worker_is_in_mid_search(app: AppTest, loaded: Store) -> None:
-    _PausedStore.gate.clear()
-    _PausedStore.searching.clear()
+    _PausedSearch.gate.clear()
+    _PausedSearch.searching.clear()
     busy = _PausedWorker(loaded.path)
     try:
         busy.request("default", ["q2"])
-        assert _PausedStore.searching.wait(30)
+        assert _PausedSearch.searching.wait(30)
         app.query_params["question"] = "q1"
         app.run()  # fails on its timeout if the page waited for the paused worker
         assert not app.exception
         assert len(app.segmented_control) > 0
         assert not _ready(loaded, "q2")  # still being computed by the paused worker
-        _PausedStore.gate.set()
+        _PausedSearch.gate.set()
         assert busy.wait_idle(30)
         assert PoolWorker.shared(loaded.path).wait_idle(30)
     finally:
-        _PausedStore.gate.set()
+        _PausedSearch.gate.set()
         busy.stop()
     assert busy.written == 1
     assert all(_ready(loaded, q) for q in ("q1", "q2", "q3"))

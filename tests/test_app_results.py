@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from labeler.exporters.testset import Selection, export_testset
+from labeler.export import Selection, export_testset
+from labeler.grading.current import current_labels, stored_run
 from labeler.importers import import_run
 from labeler.metrics import evaluate, read_qrels
 from labeler.metrics.comparison import compare
-from labeler.sources import current_labels, stored_run
 from labeler.store import Store
 from tests.conftest import captions, notes
 from tests.test_sources import DENSE

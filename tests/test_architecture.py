@@ -67,9 +67,157 @@ def test_metrics_know_nothing_of_the_database() -> None:
         assert not any(n.startswith(("labeler.store", "labeler.app", "labeler.cli")) for n in found)
 
 
-def test_the_metric_engine_does_not_import_the_exporters() -> None:
-    """The version format is its own module (labeler.version_format), shared by the exporters
-    and the metric engine: a data path never climbs back up the layers."""
+def test_the_metric_engine_reads_versions_but_not_what_makes_them() -> None:
+    """A version is its own package (labeler.versions), shared by the exporters and the metric
+    engine: a data path never climbs back up the layers to the exporters or the export."""
     for path in (PACKAGE / "metrics").rglob("*.py"):
         found = imports(path)
-        assert not any(n.startswith("labeler.exporters") for n in found), path.name
+        assert not any(
+            n.split(".")[:2] in (["labeler", "exporters"], ["labeler", "export"]) for n in found
+        )
+
+
+def test_exporters_only_write_formats_from_a_version() -> None:
+    """``exporters/`` holds writers of other tools' formats; the rules of a version (its
+    format, hash, history) live in ``versions/`` and the making of one in ``export``."""
+    for path in (PACKAGE / "exporters").rglob("*.py"):
+        found = imports(path)
+        rooms = {".".join(n.split(".")[:2]) for n in found}
+        assert not rooms & {"labeler.store", "labeler.grading", "labeler.export"}, path.name
+
+
+def test_versions_need_nothing_of_the_engine_or_the_loop() -> None:
+    """The metric engine reads test sets through ``labeler.versions``, so versions import
+    neither the engine nor the grading loop (whose label-next queue uses the engine)."""
+    for path in (PACKAGE / "versions").rglob("*.py"):
+        found = imports(path)
+        assert not any(n.startswith(("labeler.metrics", "labeler.grading")) for n in found)
+
+
+# rooms: the package's top-level modules and packages --------------------------------------------
+
+
+def room(module: str) -> str | None:
+    """The room a module belongs to: ``labeler.grading.queues`` -> ``grading``."""
+    parts = module.split(".")
+    if parts[0] != "labeler" or len(parts) < 2:
+        return None
+    return parts[1]
+
+
+def module_name(path: Path) -> str:
+    parts = ("labeler", *path.relative_to(PACKAGE).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_edges(path: Path) -> list[tuple[str, bool]]:
+    """(imported module, at module level?) for every import of a ``labeler`` module in the
+    file; ``from labeler.x import y`` counts as importing ``labeler.x.y`` when that is a module.
+    Imports under ``if TYPE_CHECKING:`` are for type checkers only and are left out."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and ast.unparse(node.test) in (
+            "TYPE_CHECKING",
+            "typing.TYPE_CHECKING",
+        ):
+            typing_only.update(id(n) for child in node.body for n in ast.walk(child))
+    top = {id(n) for stmt in tree.body for n in ast.walk(stmt)} - {
+        id(n)
+        for stmt in ast.walk(tree)
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
+        for n in ast.walk(stmt)
+    }
+    edges = []
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module]
+            names += [
+                f"{node.module}.{alias.name}"
+                for alias in node.names
+                if (PACKAGE.parent / f"{node.module}.{alias.name}".replace(".", "/"))
+                .with_suffix(".py")
+                .is_file()
+                or (PACKAGE.parent / f"{node.module}.{alias.name}".replace(".", "/")).is_dir()
+            ]
+        edges.extend((name, id(node) in top) for name in names if name.startswith("labeler."))
+    return edges
+
+
+def room_graph(*, module_level_only: bool) -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for path in MODULES:
+        source = room(module_name(path))
+        if source is None:
+            continue
+        for target, at_top in import_edges(path):
+            if module_level_only and not at_top:
+                continue
+            target_room = room(target)
+            if target_room is not None and target_room != source:
+                graph.setdefault(source, set()).add(target_room)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected group of two or more rooms (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in graph.get(node, ()):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_two_rooms_import_each_other() -> None:
+    """Rooms (``labeler``'s top-level packages and modules) stand in layers: no loop of imports
+    between them at module level, so each can be read, tested and moved on its own."""
+    assert cycles(room_graph(module_level_only=True)) == []
+
+
+def test_no_import_inside_a_function_dodges_a_loop() -> None:
+    """An import inside a function (to load something heavy late) is fine; one that would close
+    a loop between rooms if it stood at the top is a loop all the same."""
+    assert cycles(room_graph(module_level_only=False)) == []
+
+
+def test_no_loop_of_modules() -> None:
+    """Nor between modules, inside a package or across (a package's ``__init__`` counts as a
+    module; a module's import of its own package's ``__init__`` does not close a loop), at the
+    top or inside a function."""
+    graph: dict[str, set[str]] = {}
+    for path in MODULES:
+        source = module_name(path)
+        for target, _ in import_edges(path):
+            if target != source and not source.startswith(f"{target}."):
+                graph.setdefault(source, set()).add(target)
+    known = {module_name(p) for p in MODULES}
+    graph = {k: {t for t in v if t in known} for k, v in graph.items()}
+    assert cycles(graph) == []

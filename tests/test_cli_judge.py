@@ -124,7 +124,7 @@ def test_define_and_metrics(tmp_path) -> None:
 
 
 def test_agreement_json(loaded: Store) -> None:
-    from labeler import labeling
+    from labeler.grading import labeling
 
     labeling.grade(loaded, "q1", "rate-limits", "ana", 2)
     labeling.grade(loaded, "q1", "rate-limits", "bo", 1)

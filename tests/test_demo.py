@@ -1,8 +1,8 @@
 import subprocess
 import sys
 
-from labeler import labeling
 from labeler.demo import DEMO_DIR, load_demo
+from labeler.grading import labeling
 from labeler.store import Store
 from tests.conftest import REPO
 

@@ -3,8 +3,8 @@ with people's verdicts to compare, and the reviewers' five disagreements to adju
 
 import pytest
 
-from labeler import disputes
 from labeler.demo import DEMO_DIR, load_demo
+from labeler.grading import disputes
 from labeler.judge import review
 from labeler.judge.report import metric_report
 from labeler.store import Store

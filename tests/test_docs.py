@@ -63,7 +63,7 @@ def test_readme_metric_table_is_the_registry() -> None:
 
 
 def test_readme_export_format_table_is_the_registry() -> None:
-    from labeler.exporters import formats_table
+    from labeler.exporters.convert import formats_table
 
     assert formats_table().strip() in README
 
@@ -82,7 +82,7 @@ def test_readme_links_every_reference_page_and_each_exists() -> None:
 
 def test_each_generated_table_is_written_once() -> None:
     from labeler.cli import commands_table_markdown
-    from labeler.exporters import formats_table
+    from labeler.exporters.convert import formats_table
     from labeler.importers import formats_table_markdown
     from labeler.metrics import metrics_table_markdown
 

@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 
 from labeler.errors import LabelerError
+from labeler.export import export_testset
 from labeler.exporters import csvfile, trec
 from labeler.exporters.convert import FORMATS, convert, formats_table
-from labeler.exporters.testset import export_testset
 from labeler.importers.deepeval import import_deepeval
 from labeler.importers.ragas import import_ragas
 from labeler.importers.testset import import_testset
 from labeler.store import Store
-from labeler.version_format import (
+from labeler.versions.format import (
     ChunkEntry,
     Content,
     QuestionEntry,

@@ -99,7 +99,7 @@ def test_jsonl_needs_rank_or_score(loaded: Store, tmp_path) -> None:
 
 
 def test_a_new_run_reopens_questions_already_graded(loaded: Store, tmp_path) -> None:
-    from labeler import labeling
+    from labeler.grading import labeling
 
     view = labeling.open_question(loaded, "q2", "ana")
     for candidate in view.candidates:

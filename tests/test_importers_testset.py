@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from labeler.errors import LabelerError
+from labeler.export import Selection, export_testset
 from labeler.exporters.convert import convert
-from labeler.exporters.testset import Selection, export_testset
 from labeler.importers import IMPORT_KINDS
 from labeler.importers.testset import import_testset
 from labeler.store import Store

@@ -2,7 +2,7 @@
 
 import json
 
-from labeler import labeling
+from labeler.grading import labeling
 from labeler.judge.export import ragas_annotated, write_json
 from labeler.judge.importing import import_judgements
 from labeler.store import Store

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from labeler.errors import LabelerError
-from labeler.judge.importing import answer_key, import_judgements
+from labeler.judge.importing import import_judgements
+from labeler.judge.records import answer_key
 from labeler.store import Store
 from tests.conftest import DATA, table_counts
 
@@ -475,7 +476,7 @@ def test_undeclared_whole_number_scale_is_refused(store: Store, tmp_path) -> Non
 
 
 def test_model_named_like_a_reviewer_is_refused(loaded: Store, tmp_path) -> None:
-    from labeler import labeling
+    from labeler.grading import labeling
 
     labeling.grade(loaded, "q1", "rate-limits", "maria", 2)
     path = write_lines(tmp_path / "r.jsonl", [long_row(rater="maria")])

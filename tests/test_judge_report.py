@@ -6,7 +6,7 @@ import pytest
 from scipy import stats as scipy_stats
 from sklearn import metrics as sklearn_metrics
 
-from labeler import labeling
+from labeler.grading import labeling
 from labeler.judge.importing import import_judgements
 from labeler.judge.report import (
     build_report,

@@ -15,7 +15,7 @@ from labeler.metrics.evaluation import evaluate
 from labeler.metrics.files import read_qrels, read_questions, read_run
 from labeler.metrics.frames import qrels_from_dataframe, run_from_dataframe
 from labeler.metrics.testsets import read_testset
-from labeler.version_format import (
+from labeler.versions.format import (
     ChunkEntry,
     Content,
     QuestionEntry,

@@ -14,7 +14,7 @@ from labeler.importers import import_qrels, import_run
 from labeler.metrics import arrowread, files
 from labeler.metrics.files import read_qrels, read_run
 from labeler.store import Store
-from labeler.version_format import parse_qrels
+from labeler.versions.reading import parse_qrels
 from tests.test_importers_runs import results
 
 Q = "q1 0 rate-limits 2\nq1 0 pagination 0\nq2 0 pagination 1\n"

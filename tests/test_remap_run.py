@@ -9,8 +9,9 @@ import json
 import pytest
 
 from labeler.errors import LabelerError
-from labeler.exporters import export_testset
-from labeler.labeling import adjudicate, mark
+from labeler.export import export_testset
+from labeler.grading.disputes import adjudicate
+from labeler.grading.labeling import mark
 from labeler.remap import apply_remap, mapping_csv, plan_remap, remap
 from labeler.store import Store
 from tests.conftest import table_counts

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from labeler import review
-from labeler.candidates import pool
 from labeler.errors import ConflictError, LabelerError, NotFoundError
+from labeler.grading.candidates import pool
 from labeler.importers import import_questions
 from labeler.store import Store
 from tests.conftest import write_jsonl
@@ -68,7 +68,7 @@ def test_accept_puts_the_question_in_the_grading_queue_with_its_sources(
     entries = {
         e.chunk_id: e.sources for e in pool(reviewing, reviewing.questions.get("g1"), "default")
     }
-    assert ("generated-from", None) in entries["rate-limits"]
+    assert "generator" in {source.kind for source in entries["rate-limits"]}
     # No label is given on accept: the reviewer grades the sources (blind) like any chunk.
     assert reviewing.labels.question_labels("g1", "default") == []
     assert events(reviewing, "g1") == [("maria", "accept", "pending", "accepted", None)]

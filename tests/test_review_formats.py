@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from labeler import review
+from labeler.export import export_testset
 from labeler.exporters.convert import convert
-from labeler.exporters.testset import export_testset
 from labeler.importers.contexts import strip_hop
 from labeler.importers.deepeval import import_deepeval, read_deepeval
 from labeler.importers.ragas import import_ragas, read_ragas

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from labeler.deciding import decide_runs, decision_queue
 from labeler.errors import LabelerError
-from labeler.exporters.consensus import DisagreementError
+from labeler.grading.consensus import DisagreementError
+from labeler.grading.current import current_labels, stored_run
+from labeler.grading.decide import decide_runs, decision_queue
 from labeler.importers import import_run
-from labeler.sources import checked_run, current_labels, resolve_run, stored_run
+from labeler.sources import checked_run, next_pairs, resolve_run
 from labeler.store import Store
 from tests.conftest import table_counts
 
@@ -127,7 +128,7 @@ def test_the_same_run_twice(two_runs: Store, dense: Path) -> None:
     with pytest.raises(LabelerError, match="not 'bm25' with itself"):
         decide_runs(two_runs, "bm25", "bm25", "mrr")
     with pytest.raises(LabelerError, match="both runs are named 'dense'"):
-        decide_runs(two_runs, "dense", str(dense), "mrr")
+        next_pairs(two_runs, "dense", str(dense), "mrr")
 
 
 def test_the_queue_is_kept_until_a_label_changes(two_runs: Store) -> None:

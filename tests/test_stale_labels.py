@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from labeler import labeling
 from labeler.cli import main
 from labeler.errors import LabelerError
-from labeler.exporters.testset import export_testset, plan_export
+from labeler.export import export_testset, plan_export
+from labeler.grading import cursor, disputes, labeling
 from labeler.importers import import_chunks
 from labeler.store import Store
 from tests.conftest import CHUNKS, table_counts, write_jsonl
@@ -106,7 +106,7 @@ def test_a_stale_grade_counts_as_ungraded_until_confirmed(graded: Store, tmp_pat
     assert stale.graded_text == CHUNKS[0]["text"]
     assert stale.chunk.text == NEW_TEXT
     assert view.graded == len(view.candidates) - 1
-    assert labeling.first_to_grade(view) == view.candidates.index(stale)
+    assert cursor.first_to_grade(view) == view.candidates.index(stale)
     # The same grade again confirms it for the new text.
     labeling.grade(graded, "q1", "rate-limits", "ana", 2)
     view = labeling.open_question(graded, "q1", "ana")
@@ -138,11 +138,11 @@ def test_exports_leave_stale_labels_out_and_count_them(graded: Store, tmp_path) 
 
 
 def test_a_stale_adjudication_settles_nothing_until_made_again(graded: Store, tmp_path) -> None:
-    labeling.adjudicate(graded, "q1", "rate-limits", 2, "lead")
+    disputes.adjudicate(graded, "q1", "rate-limits", 2, "lead")
     import_chunks(graded, chunks_file(tmp_path, rate_limits=NEW_TEXT), replace_text=True)
     assert graded.adjudications.current("default") == {}
     assert graded.adjudications.get("q1", "default", "rate-limits")["state"] == "stale"
-    labeling.adjudicate(graded, "q1", "rate-limits", 1, "lead")
+    disputes.adjudicate(graded, "q1", "rate-limits", 1, "lead")
     assert graded.adjudications.current("default") == {("q1", "rate-limits"): 1}
 
 

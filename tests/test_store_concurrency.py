@@ -5,7 +5,7 @@ import subprocess
 import sys
 import textwrap
 
-from labeler import labeling
+from labeler.grading import labeling
 from labeler.store import Store
 
 QUESTIONS = 4

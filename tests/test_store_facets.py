@@ -14,7 +14,7 @@ STORE = Path(__file__).resolve().parents[1] / "labeler" / "store"
 def test_every_facet_is_attached_once_under_its_listed_name(tmp_path: Path) -> None:
     with Store(tmp_path / "p.db") as store:
         attached = {name: value for name, value in vars(store).items() if isinstance(value, Facet)}
-        assert list(attached) != [] and set(attached) == set(FACETS)
+        assert set(attached) == set(FACETS)
         assert len({id(facet) for facet in attached.values()}) == len(FACETS)
         # Each facet works over the store's own connection.
         assert all(facet.conn is store.conn for facet in attached.values())

@@ -16,9 +16,9 @@ import html
 import streamlit as st
 
 from labeler.app.widgets import note
-from labeler.deciding import DECIDE, DEFAULT_POLICY, Comparison, DecisionQueue
 from labeler.errors import LabelerError
-from labeler.exporters.consensus import POLICIES
+from labeler.grading.consensus import POLICIES
+from labeler.grading.decide import DECIDE, DEFAULT_POLICY, Comparison, DecisionQueue
 from labeler.metrics.contest import SPELLINGS
 
 FAMILY = DECIDE.name  # the value of the page's "Queue" choice that turns this queue on

@@ -36,7 +36,7 @@ def adjudicate_cmd(
     Example:
         labeler adjudicate q17 orders-api-3 2 --reviewer lead --note "answers it fully"
     """
-    from labeler.labeling import adjudicate
+    from labeler.grading.disputes import adjudicate
 
     value = None if grade == "clear" else int(grade)
     with open_store(db_path) as store:

@@ -49,8 +49,8 @@ def convert_cmd(
     version: str, formats: tuple[str, ...], out: str | None, min_grade: int | None, db_path: Path
 ) -> None:
     from labeler.exporters.convert import convert
-    from labeler.exporters.history import check_record
-    from labeler.version_format import read_manifest
+    from labeler.versions.history import check_record
+    from labeler.versions.reading import read_manifest
 
     if db_path.exists():  # the database that exported the version, when at hand, is a witness
         with open_store(db_path) as store:

@@ -83,12 +83,12 @@ def next_command(
     Example:
         labeler next --run hybrid --run bm25 --metric ndcg@10 --budget 20
     """
-    from labeler.deciding import decide_runs
+    from labeler.sources import next_pairs
 
     if len(runs) != 2:
         raise click.UsageError(f"give exactly two runs (--run A --run B), got {len(runs)}")
     with open_store(db_path) as store:
-        decision = decide_runs(
+        decision = next_pairs(
             store,
             runs[0],
             runs[1],

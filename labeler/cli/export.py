@@ -15,7 +15,7 @@ from labeler.cli.base import (
     shown_path,
 )
 from labeler.config import exports_dir
-from labeler.exporters.consensus import POLICIES
+from labeler.grading.consensus import POLICIES
 
 SHOWN_DISAGREEMENTS = 50
 
@@ -94,9 +94,9 @@ def export_cmd(
     Example:
         labeler export orders-faq --policy majority
     """
-    from labeler.exporters.consensus import DisagreementError
-    from labeler.exporters.diff import describe_changes
-    from labeler.exporters.testset import Selection, export_testset
+    from labeler.export import Selection, export_testset
+    from labeler.grading.consensus import DisagreementError
+    from labeler.versions.diff import describe_changes
 
     selection = Selection(
         tags=tags,

@@ -346,7 +346,7 @@ def agreement_cmd(tag: str | None, top: int, out_format: str, db_path: Path) -> 
         labeler agreement --tag returns --format json
     """
     from labeler.judge.render import render_agreement
-    from labeler.reviewer_agreement import reviewer_agreement
+    from labeler.judge.reviewers import reviewer_agreement
 
     with open_store(db_path) as store:
         found = reviewer_agreement(store, tag=tag, top=top)

@@ -77,7 +77,7 @@ def pool_cmd(
         labeler pool q17 --format json
         labeler pool --compute --all
     """
-    from labeler import pooling
+    from labeler.grading import candidates, search_pools
 
     with open_store(db_path) as store:
         chunking = chunking or store.corpus.current_chunking()
@@ -90,7 +90,7 @@ def pool_cmd(
                 show_pos=True,
                 show_eta=True,
             ) as bar:
-                report = pooling.compute_pools(store, ids, chunking, progress=bar.update)
+                report = search_pools.compute_pools(store, ids, chunking, progress=bar.update)
             if fmt == "table":
                 click.echo(report.summary())
             else:
@@ -101,7 +101,7 @@ def pool_cmd(
                 }
                 click.echo(json.dumps(data, ensure_ascii=False))
             return
-        pools = pooling.inspect_pools(store, ids, chunking)
+        pools = candidates.inspect_pools(store, ids, chunking)
     if fmt == "json":
         echo_json(pools)
     elif fmt == "jsonl":

@@ -35,7 +35,7 @@ def versions_cmd(name: str, out: str | None, fmt: str, db_path: Path) -> None:
     Example:
         labeler versions orders-faq
     """
-    from labeler.exporters.history import check_intact, list_versions
+    from labeler.versions.history import check_intact, list_versions
 
     out = exports_dir(db_path, out)
     if db_path.exists():
@@ -104,8 +104,8 @@ def diff_cmd(name: str, old: str, new: str, out: str | None, fmt: str, db_path: 
     Example:
         labeler diff orders-faq v1 v2 --format json
     """
-    from labeler.exporters.diff import diff_versions
-    from labeler.exporters.history import resolve_version
+    from labeler.versions.diff import diff_versions
+    from labeler.versions.history import resolve_version
 
     out = exports_dir(db_path, out)
     old_path = resolve_version(out, name, old)

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from labeler.exporters.writing import write_text
-from labeler.version_format import Version
+from labeler.versions.format import Version
 
 CORPUS = "corpus.jsonl"
 QUERIES = "queries.jsonl"

@@ -13,7 +13,8 @@ from pathlib import Path
 
 from labeler.errors import LabelerError
 from labeler.exporters import beir, csvfile, deepeval, ragas, trec
-from labeler.version_format import Version, read_version
+from labeler.versions.format import Version
+from labeler.versions.reading import read_version
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from labeler.exporters.writing import csv_cell, csv_line, write_text
 from labeler.spreadsheet import escape_cell, unescape_cell
-from labeler.version_format import Version
+from labeler.versions.format import Version
 
 FILE = "labels.csv"
 COLUMNS = (

@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 from labeler.exporters.writing import relevant_chunks, write_text
-from labeler.version_format import Version
+from labeler.versions.format import Version
 
 FILE = "goldens.json"
 

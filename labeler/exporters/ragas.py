@@ -18,7 +18,7 @@ from pathlib import Path
 
 from labeler.exporters.writing import csv_line, relevant_chunks, write_text
 from labeler.spreadsheet import text_cell
-from labeler.version_format import Version
+from labeler.versions.format import Version
 
 JSONL = "ragas.jsonl"
 CSV = "ragas.csv"

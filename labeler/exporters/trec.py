@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from labeler.exporters.writing import write_text
-from labeler.version_format import Version
+from labeler.versions.format import Version
 
 FILE = "qrels.txt"
 

@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 
 from labeler.spreadsheet import csv_cell, csv_line
-from labeler.version_format import Version
+from labeler.versions.format import Version
 
 
 def write_text(path: Path, text: str, *, bom: bool = False) -> Path:

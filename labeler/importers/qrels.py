@@ -6,8 +6,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from labeler.errors import LabelerError
+from labeler.grading.labeling import refresh_progress
 from labeler.importers.staging import keyed, lines_named
-from labeler.labeling import refresh_progress
 from labeler.models import ImportReport
 from labeler.readers import Progress, QrelsRow, as_grade, check_file, iter_qrels
 from labeler.store import Store, check_reviewer

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from labeler.errors import LabelerError
+from labeler.grading.labeling import refresh_progress
 from labeler.importers.staging import keyed, lines_named
-from labeler.labeling import refresh_progress
 from labeler.models import ImportReport
 from labeler.readers import Progress, check_file, iter_run
 from labeler.store import Store

@@ -22,12 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from labeler.errors import LabelerError
-from labeler.exporters.history import check_record
 from labeler.importers.beir import import_beir
 from labeler.models import ImportReport
 from labeler.readers import as_bool, as_id, as_tags, as_text, iter_jsonl
 from labeler.store import Store, check_reviewer
-from labeler.version_format import QRELS, Version, read_version
+from labeler.versions.format import QRELS, Version
+from labeler.versions.history import check_record
+from labeler.versions.reading import read_version
 
 REVIEWER_PREFIX = "testset:"
 

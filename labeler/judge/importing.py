@@ -21,7 +21,6 @@ does the rest, the same for every format:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from collections.abc import Iterable, Iterator
@@ -29,7 +28,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from labeler.errors import LabelerError
+from labeler.judge.formats import detect_format, get_format
 from labeler.judge.metrics import known_metric
+from labeler.judge.records import (
+    Item,
+    MetricHint,
+    Rating,
+    ReadOptions,
+)
 from labeler.judge.scales import (
     DEFAULT_THRESHOLD,
     RELEVANCE,
@@ -39,63 +45,6 @@ from labeler.judge.scales import (
 )
 from labeler.readers import check_file
 from labeler.store import Store
-
-KINDS = ("model", "human")
-
-
-@dataclass(frozen=True, slots=True)
-class Item:
-    """What was rated. ``question`` is a question id or its text; ``contexts`` texts or chunk
-    ids; ``chunk_id`` names the chunk of a (question, chunk) item."""
-
-    key: str
-    question: str | None = None
-    answer: str | None = None
-    contexts: tuple[str, ...] | None = None
-    chunk_id: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Rating:
-    line: int
-    item: Item
-    metric: str
-    rater: str
-    kind: str
-    value: float
-    passed: bool | None = None
-    rationale: str | None = None
-    extra: dict | None = None
-
-
-@dataclass(slots=True)
-class MetricHint:
-    """What a file says about a metric: its scale, a score's threshold, which way passes."""
-
-    scale: str | None = None
-    threshold: float | None = None
-    pass_when: str | None = None
-
-
-@dataclass(slots=True)
-class JudgeFile:
-    """A reader's output: rows (read lazily), and what it learnt while reading them."""
-
-    rows: Iterator[Rating]
-    hints: dict[str, MetricHint] = field(default_factory=dict)
-    skipped: dict[str, int] = field(default_factory=dict)
-    # Columns a reader took for metrics on trust (Ragas' numeric columns): dropped, and
-    # reported, when their values turn out not to be scores from 0 to 1.
-    tentative: set[str] = field(default_factory=set)
-
-    def skip(self, reason: str) -> None:
-        self.skipped[reason] = self.skipped.get(reason, 0) + 1
-
-
-@dataclass(frozen=True, slots=True)
-class ReadOptions:
-    judge: str | None = None  # the model rater's name, over what the file says
-    reviewer: str | None = None  # the person's name where the file names nobody
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,29 +127,6 @@ class JudgeImport:
             },
             "skipped": self.skipped,
         }
-
-
-def answer_key(question: str | None, answer: str | None, contexts: Iterable[str] | None) -> str:
-    """An item id derived from what was rated, so the same answer to the same question with
-    the same contexts is one item, whichever tool judged it and however often it is imported."""
-    payload = json.dumps(
-        [question or "", answer or "", list(contexts or ())], ensure_ascii=False
-    ).encode("utf-8")
-    return "answer-" + hashlib.sha1(payload).hexdigest()[:16]
-
-
-def chunk_key(question: str, chunk_id: str) -> str:
-    """An item id for a (question, chunk) pair named by its content."""
-    payload = json.dumps([question, chunk_id], ensure_ascii=False).encode("utf-8")
-    return "chunk-" + hashlib.sha1(payload).hexdigest()[:16]
-
-
-def check_kind(value: object, *, path: Path, line: int, field: str = "rater_kind") -> str:
-    kind = str(value or "").strip().lower()
-    if kind not in KINDS:
-        msg = f"expected model or human, got {value!r}"
-        raise LabelerError(msg, path=path, line=line, field=field)
-    return kind
 
 
 # scales -------------------------------------------------------------------------------------
@@ -361,7 +287,6 @@ def import_judgements(
 ) -> JudgeImport:
     """Import a judge file (see the module docstring); returns what changed."""
     from labeler.importers.qrels import write_labels
-    from labeler.judge.formats import detect_format, get_format
 
     path = check_file(path)
     scales, thresholds = dict(scales or {}), dict(thresholds or {})
@@ -449,19 +374,4 @@ def import_judgements(
     )
 
 
-__all__ = [
-    "KINDS",
-    "Item",
-    "JudgeFile",
-    "JudgeImport",
-    "MetricHint",
-    "MetricSettled",
-    "Rating",
-    "ReadOptions",
-    "answer_key",
-    "check_kind",
-    "check_stored_fit",
-    "chunk_key",
-    "import_judgements",
-    "settle_scale",
-]
+__all__ = ["JudgeImport", "MetricSettled", "check_stored_fit", "import_judgements", "settle_scale"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from labeler.judge.report import JudgeStats, MetricReport, Report
-from labeler.reviewer_agreement import ReviewerAgreement
+from labeler.judge.reviewers import ReviewerAgreement
 from labeler.store.ratings import parse_relevance_key
 
 DISAGREEMENTS_SHOWN = 10

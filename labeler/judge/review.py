@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from labeler import labeling
 from labeler.errors import LabelerError, NotFoundError
+from labeler.grading import labeling
 from labeler.judge.metrics import definition_of
 from labeler.judge.report import metric_scale
 from labeler.judge.scales import RELEVANCE, Scale

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from labeler.errors import LabelerError, NotFoundError
-from labeler.labeling import refresh_progress
+from labeler.grading.labeling import refresh_progress
 from labeler.remap.rules import REASONS
 from labeler.store import Store, check_reviewer
 from labeler.store.base import now

@@ -111,7 +111,7 @@ def accept(
     """Accept a generated question (it joins the grading queue, its source chunks already in
     its pool). With ``confirm_sources``, also grade each source chunk 2 under the reviewer's
     name, in the same transaction."""
-    from labeler.labeling import refresh_progress
+    from labeler.grading.labeling import refresh_progress
 
     reviewer = check_reviewer(reviewer)
     chunking = chunking or store.corpus.current_chunking()
@@ -294,7 +294,7 @@ def undo(store: Store, reviewer: str, *, chunking: str | None = None) -> UndoRes
     """Undo the reviewer's last decision or edit (all of it, for a batch): the status or text
     goes back, grades its accept gave the sources are withdrawn, and the history says so. A
     question someone else changed since is left alone and reported."""
-    from labeler.labeling import refresh_progress
+    from labeler.grading.labeling import refresh_progress
 
     reviewer = check_reviewer(reviewer)
     chunking = chunking or store.corpus.current_chunking()

@@ -248,9 +248,9 @@ def export_folder(folder: Path) -> tuple[Path, Path, dict[int, str]]:
     import importlib.util
     import random
 
-    from labeler.exporters.diff import diff_versions
-    from labeler.exporters.testset import Selection, export_testset
+    from labeler.export import Selection, export_testset
     from labeler.store import Store
+    from labeler.versions.diff import diff_versions
 
     db, out = folder / "export.db", folder / "exports"
     if not (out / "bench" / "v3").is_dir():

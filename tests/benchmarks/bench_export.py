@@ -34,11 +34,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from labeler.export import Selection, export_testset
 from labeler.exporters.convert import FORMATS, convert
-from labeler.exporters.diff import diff_versions
-from labeler.exporters.history import list_versions, zip_version
-from labeler.exporters.testset import Selection, export_testset
 from labeler.store import Store
+from labeler.versions.diff import diff_versions
+from labeler.versions.history import list_versions, zip_version
 
 TARGET_S = 10.0
 WORDS = (

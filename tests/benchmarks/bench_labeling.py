@@ -55,7 +55,8 @@ REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:  # run from a checkout: measure this tree's labeler, not another
     sys.path.insert(0, str(REPO))
 
-from labeler import labeling, pooling  # noqa: E402
+from labeler.grading import labeling, search_pools  # noqa: E402
+from labeler.grading.worker import PREFETCH_AHEAD, PoolWorker  # noqa: E402
 from labeler.importers import import_chunks, import_questions, import_run  # noqa: E402
 from labeler.store import Store  # noqa: E402
 
@@ -416,7 +417,7 @@ def bench_core(
         for candidate in view.candidates:
             if candidate.chunk.id == truth.get(qid):
                 found["pool"] += 1
-                found["search"] += any(s == "search:bm25" for s, _ in candidate.entry.sources)
+                found["search"] += any(s.kind == "search" for s in candidate.entry.sources)
         seconds, view = timed(lambda qid=qid: labeling.open_question(store, qid, REVIEWER))
         again.append(seconds)
         target = view.candidates[len(view.candidates) // 2].chunk.id
@@ -502,13 +503,13 @@ def bench_following(db: Path, count: int, think: float) -> dict[str, float] | No
         if len(queue) < 2:
             print("  skipped: every question's pool is computed already (try more --questions)")
             return None
-        worker = pooling.PoolWorker(db)
+        worker = PoolWorker(db)
         opens, ready = [], 0
         jump = 0.0
         try:
             for at, qid in enumerate(queue):
-                worker.request(chunking, queue[at + 1 : at + 1 + pooling.PREFETCH_AHEAD])
-                was_ready = pooling.pool_ready(store, store.questions.get(qid), chunking)
+                worker.request(chunking, queue[at + 1 : at + 1 + PREFETCH_AHEAD])
+                was_ready = search_pools.pool_ready(store, store.questions.get(qid), chunking)
                 seconds, view = timed(lambda qid=qid: labeling.open_question(store, qid, reviewer))
                 if at == 0:
                     jump = seconds

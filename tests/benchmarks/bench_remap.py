@@ -63,8 +63,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import remap_scenarios as S  # noqa: E402
 
+from labeler.grading.labeling import mark  # noqa: E402
 from labeler.importers import import_chunks, import_qrels, import_questions  # noqa: E402
-from labeler.labeling import mark  # noqa: E402
 from labeler.remap import OldLabel, decide, plan_remap  # noqa: E402
 from labeler.remap.align import ALIGNERS  # noqa: E402
 from labeler.remap.evidence import Evidence, Passage  # noqa: E402

@@ -119,7 +119,7 @@ def test_a_grade_reruns_the_head_its_card_and_then_the_status(demo_db, serve, pa
 def grades_that_prove_it(folder, files, dense) -> list[tuple[str, str, int]]:
     """On a copy of the project: the queue's first pair graded from the truth, again and
     again, until dense vs bm25 on ndcg@3 is proven; the grades in that order."""
-    from labeler.deciding import decision_queue
+    from labeler.grading.decide import decision_queue
     from labeler.importers import import_chunks, import_questions, import_run
     from tests.test_app_decide import TRUTH
 

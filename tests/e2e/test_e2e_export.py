@@ -45,7 +45,7 @@ def test_create_a_version_from_the_export_page(tmp_path, serve, page, monkeypatc
     page.locator(".st-key-export_diff").scroll_into_view_if_needed()
     wait_for_app(page)
     screenshot(page, "export-compare")
-    from labeler.exporters.diff import diff_versions
+    from labeler.versions.diff import diff_versions
 
     summary = diff_versions(exports / "orders-faq" / "v1", exports / "orders-faq" / "v2").summary()
     assert summary["labels_regraded"] + summary["labels_removed"] >= 1

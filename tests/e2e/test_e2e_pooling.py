@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from labeler import pooling
+from labeler.grading import search_pools
 from labeler.store import Store
 from tests.e2e.conftest import screenshot, wait_for_app
 
@@ -26,7 +26,7 @@ def test_following_the_queue_opens_pools_the_server_computed_ahead(
     assert _computed_by(loaded, "q1").startswith("open:")  # a jump: searched on the page
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline and not all(
-        pooling.pool_ready(loaded, loaded.questions.get(q), "default") for q in ("q2", "q3")
+        search_pools.pool_ready(loaded, loaded.questions.get(q), "default") for q in ("q2", "q3")
     ):
         time.sleep(0.2)
     # The next two questions of maria's queue were computed by the server's worker thread.

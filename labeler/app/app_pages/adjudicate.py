@@ -11,9 +11,9 @@ import html
 
 import streamlit as st
 
-from labeler import disputes
 from labeler.app.state import flash, get_store, reviewer, safely
 from labeler.app.widgets import safe_text_html, show_text, tags_html
+from labeler.grading import disputes
 from labeler.models import GRADE_LABELS, Grade
 
 store = get_store()
@@ -93,7 +93,7 @@ def settle_current(grade: int) -> None:
     if not question_id or not chunk_ids:
         return
     cursor = min(st.session_state.get("adjudicate_cursor", 0), len(chunk_ids) - 1)
-    disputes.settle(store, question_id, chunk_ids[cursor], grade, me, chunking=chunking)
+    disputes.adjudicate(store, question_id, chunk_ids[cursor], grade, me, chunking=chunking)
     settled = set(st.session_state.get("adjudicate_settled", [])) | {chunk_ids[cursor]}
     order = list(range(cursor + 1, len(chunk_ids))) + list(range(cursor + 1))
     st.session_state["adjudicate_cursor"] = next(
@@ -105,7 +105,7 @@ def settle_current(grade: int) -> None:
 @safely
 def settle_clicked(question_id: str, chunk_id: str, index: int) -> None:
     value = st.session_state.get(f"adjudicate_grade::{question_id}::{chunk_id}")
-    disputes.settle(store, question_id, chunk_id, value, me, chunking=chunking)
+    disputes.adjudicate(store, question_id, chunk_id, value, me, chunking=chunking)
     st.session_state["adjudicate_cursor"] = index
     flash("Final grade withdrawn." if value is None else f"Final grade {value} recorded.")
 

@@ -20,17 +20,12 @@ import streamlit as st
 
 from labeler.app.state import exports_path, get_store, store_fragment, user_errors
 from labeler.app.widgets import note
-from labeler.exporters.consensus import POLICIES, DisagreementError
-from labeler.exporters.diff import VersionDiff, describe_changes, diff_contents
-from labeler.exporters.history import (
-    VersionInfo,
-    check_version,
-    names_under,
-    witnessed,
-    zip_version,
-)
-from labeler.exporters.testset import Selection, export_testset, plan_export
-from labeler.version_format import CONTENT_FILES, MANIFEST, Content, read_version, version_dirs
+from labeler.export import Selection, export_testset, plan_export
+from labeler.grading.consensus import POLICIES, DisagreementError
+from labeler.versions.diff import VersionDiff, describe_changes, diff_contents
+from labeler.versions.format import CONTENT_FILES, MANIFEST, Content, version_dirs
+from labeler.versions.history import VersionInfo, check_version, names_under, witnessed, zip_version
+from labeler.versions.reading import read_version
 
 store = get_store()
 OUT = Path(exports_path())

@@ -28,7 +28,6 @@ import time
 
 import streamlit as st
 
-from labeler import labeling, pooling
 from labeler.app import decide  # also registers the queue "decide A vs B" (labeler.deciding)
 from labeler.app.state import (
     flash,
@@ -40,8 +39,11 @@ from labeler.app.state import (
     user_errors,
 )
 from labeler.app.widgets import caption, note, safe_text_html, show_text, tags_html
-from labeler.candidates import describe_sources
 from labeler.errors import LabelerError
+from labeler.grading import labeling, queues, search_pools, worker
+from labeler.grading.candidates import describe_sources
+from labeler.grading.cursor import after_grade, first_to_grade, move
+from labeler.grading.queue import Queue
 from labeler.models import GRADE_LABELS, Grade, Question
 from labeler.store import match_spans
 
@@ -107,7 +109,7 @@ def _go(question_id: str | None, *, remember: bool = True) -> None:
 @safely
 def go_next() -> None:
     current = st.query_params.get("question")
-    target = labeling.next_question(store, me, current, **_queue_options())
+    target = queues.next_question(store, me, current, **_queue_options())
     if target is None or target == current:
         tag = st.session_state.get("label_tag")
         flash("No other question in this queue" + (f" tagged {tag!r}." if tag else "."))
@@ -122,7 +124,7 @@ def go_previous() -> None:
         _go(history.pop(), remember=False)
     else:
         current = st.query_params.get("question")
-        _go(labeling.previous_question(store, me, current, **_queue_options()))
+        _go(queues.previous_question(store, me, current, **_queue_options()))
     _redraw_question()
 
 
@@ -137,9 +139,7 @@ def go_to(question_id: str) -> None:
 def move_cursor(step: int) -> None:
     """J/K: the head redraws the cursor (its own rerun: the button is in it), no card reruns."""
     count = len(st.session_state.get("label_chunk_ids", []))
-    st.session_state["label_cursor"] = labeling.move(
-        count, st.session_state.get("label_cursor", 0), step
-    )
+    st.session_state["label_cursor"] = move(count, st.session_state.get("label_cursor", 0), step)
     if st.session_state.get("label_dirty"):
         _redraw()
 
@@ -163,7 +163,7 @@ def grade_current(value: int) -> None:
     needs = st.session_state.get("label_needs", [True] * len(chunk_ids))
     marked = st.session_state.get("label_marked", frozenset())
     prefer = {i for i, chunk_id in enumerate(chunk_ids) if chunk_id in marked}
-    st.session_state["label_cursor"] = labeling.after_grade(needs, cursor, prefer)
+    st.session_state["label_cursor"] = after_grade(needs, cursor, prefer)
     _redraw(cursor, graded=True)
 
 
@@ -238,18 +238,18 @@ def queue_chosen() -> None:
 
 def stop_deciding() -> None:
     """The comparison is proven: back to every question (the sidebar's choice too)."""
-    st.session_state["label_queue"] = labeling.DEFAULT_QUEUE
+    st.session_state["label_queue"] = queues.DEFAULT_QUEUE
     st.rerun()
 
 
 def sidebar() -> None:
     with st.sidebar:
-        if len(labeling.QUEUES) > 1:
+        if len(queues.QUEUES) > 1:
             st.selectbox(
                 "Queue",
-                list(labeling.QUEUES),
+                list(queues.QUEUES),
                 key="label_queue",
-                format_func=lambda name: labeling.QUEUES[name].title,
+                format_func=lambda name: queues.QUEUES[name].title,
                 on_change=queue_chosen,
             )
         if st.session_state.get("label_queue") == decide.FAMILY:
@@ -288,7 +288,7 @@ def choose_question() -> str | None:
             f"There is no question with id {current!r}; showing the next one to grade.",
             kind="warning",
         )
-    first = labeling.next_question(store, me, None, **_queue_options())
+    first = queues.next_question(store, me, None, **_queue_options())
     if first is not None:
         st.query_params["question"] = first
     return first
@@ -558,9 +558,9 @@ def head() -> None:
     view = labeling.open_question(store, question_id, me)
     opened = (question_id, st.session_state.get("label_queue_name"))
     if st.session_state.get("label_view_of") != opened:
-        marked = labeling.marked_chunks(store, question_id, queue=opened[1])
+        marked = queues.marked_chunks(store, question_id, queue=opened[1])
         st.session_state["label_marked"] = marked
-        st.session_state["label_cursor"] = labeling.first_to_grade(view, marked)
+        st.session_state["label_cursor"] = first_to_grade(view, marked)
     st.session_state["label_view_of"] = opened
     st.session_state["label_view"] = view
     st.session_state["label_chunk_ids"] = [c.chunk.id for c in view.candidates]
@@ -583,7 +583,7 @@ def settle_queue() -> tuple[decide.Comparison, decide.DecisionQueue] | None:
     callbacks); for "decide A vs B", the comparison and its queue. None for any other queue,
     and when the comparison cannot be worked out (a metric without its cutoff, say): the
     reason is kept for the band to show, and the page walks every question meanwhile."""
-    chosen = st.session_state.get("label_queue") or labeling.DEFAULT_QUEUE
+    chosen = st.session_state.get("label_queue") or queues.DEFAULT_QUEUE
     st.session_state.pop("label_decide_error", None)
     try:
         deciding = decide.current(store, store.corpus.current_chunking())
@@ -593,12 +593,12 @@ def settle_queue() -> tuple[decide.Comparison, decide.DecisionQueue] | None:
     decide.keep_link(deciding[0] if deciding else None)
     if deciding is not None:
         name = deciding[0].queue_name
-    elif isinstance(labeling.QUEUES.get(chosen), labeling.Queue):
+    elif isinstance(queues.QUEUES.get(chosen), Queue):
         name = chosen
     else:
-        name = labeling.DEFAULT_QUEUE
+        name = queues.DEFAULT_QUEUE
     st.session_state["label_queue_name"] = name
-    st.session_state["label_queue_title"] = labeling.get_queue(name).title
+    st.session_state["label_queue_title"] = queues.get_queue(name).title
     st.session_state["label_status_shown"] = deciding is not None
     if deciding is None:
         st.session_state.pop("label_status_stale", None)
@@ -659,12 +659,12 @@ def grading() -> None:
     st.session_state["label_qid"] = question_id
     question = store.questions.get(question_id)
     chunking = store.corpus.current_chunking()
-    if not pooling.pool_ready(store, question, chunking):
+    if not search_pools.pool_ready(store, question, chunking):
         # A jump to a question whose pool was not computed ahead: its search runs now.
         with st.spinner("Searching the corpus for this question's candidates…"):
-            pooling.ensure_search_pool(store, question, chunking)
+            search_pools.ensure_search_pool(store, question, chunking)
     # The next questions' pools are computed meanwhile, on the worker's own thread.
-    pooling.PoolWorker.shared(store.path).follow(chunking, me, question_id, **_queue_options())
+    worker.PoolWorker.shared(store.path).follow(chunking, me, question_id, **_queue_options())
     question_text(question)
     # The head and the status line: one band that stays in view (widgets.STYLE).
     with st.container(key="label_top", gap="small"):

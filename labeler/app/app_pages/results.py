@@ -20,9 +20,8 @@ from labeler.app.state import db_path, get_store, user_errors
 from labeler.app.widgets import caption, note
 from labeler.config import exports_dir
 from labeler.errors import LabelerError
-from labeler.exporters.consensus import POLICIES
-from labeler.exporters.diff import diff_versions
-from labeler.exporters.history import list_versions, names_under
+from labeler.grading.consensus import POLICIES
+from labeler.grading.current import current_labels, stored_run
 from labeler.metrics import evaluate
 from labeler.metrics.comparison import compare
 from labeler.metrics.contest import SUPPORTED
@@ -35,7 +34,9 @@ from labeler.metrics.summary import (
     question_shifts,
     version_shift,
 )
-from labeler.sources import checked_run, current_labels, stored_run, version_labels
+from labeler.sources import checked_run, version_labels
+from labeler.versions.diff import diff_versions
+from labeler.versions.history import list_versions, names_under
 
 store = get_store()
 chunking = store.corpus.current_chunking()
@@ -338,7 +339,7 @@ def label_next(a, b, metrics: list[str], policy: str | None) -> None:
     """Which pairs settle A vs B (current labels, imported runs only). The decision is the
     grading page's queue's (kept until a label or a run changes): reruns of this page cost
     nothing, and its link opens the grading page on a queue already worked out."""
-    from labeler.deciding import DEFAULT_POLICY, Comparison
+    from labeler.grading.decide import DEFAULT_POLICY, Comparison
 
     st.subheader("Label next")
     choices = [m for m in metrics if m.split("@")[0] in SUPPORTED]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from labeler.errors import LabelerError
 from labeler.judge.formats import deepeval_run, long, ragas_annotated, ragas_results
-from labeler.judge.importing import JudgeFile, ReadOptions
+from labeler.judge.records import JudgeFile, ReadOptions
 from labeler.readers import json_file
 
 

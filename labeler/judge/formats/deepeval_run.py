@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from labeler.errors import LabelerError
-from labeler.judge.importing import Item, JudgeFile, MetricHint, Rating, ReadOptions, answer_key
+from labeler.judge.records import Item, JudgeFile, MetricHint, Rating, ReadOptions, answer_key
 from labeler.readers import as_score, first_of, iter_items, json_file
 
 DEFAULT_JUDGE = "deepeval"

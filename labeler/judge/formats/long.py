@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from labeler.errors import LabelerError
-from labeler.judge.importing import (
+from labeler.judge.records import (
     Item,
     JudgeFile,
     Rating,

@@ -1,7 +1,9 @@
 import pytest
 
-from labeler import labeling
 from labeler.errors import LabelerError
+from labeler.grading import disputes, labeling, queues
+from labeler.grading.cursor import after_grade, first_to_grade, move
+from labeler.grading.queue import Queue, QueueFamily
 from labeler.models import Grade
 from labeler.store import Store
 
@@ -105,71 +107,77 @@ def grade_all(store: Store, question_id: str, reviewer: str, value: int = 0) -> 
 
 
 def test_next_question_walks_the_queue_from_the_current_one(loaded: Store) -> None:
-    assert labeling.next_question(loaded, "ana", None) == "q1"
-    assert labeling.next_question(loaded, "ana", "q1") == "q2"
-    assert labeling.next_question(loaded, "ana", "q3") == "q1"  # wraps round
+    assert queues.next_question(loaded, "ana", None) == "q1"
+    assert queues.next_question(loaded, "ana", "q1") == "q2"
+    assert queues.next_question(loaded, "ana", "q3") == "q1"  # wraps round
 
 
 def test_next_question_skips_done_then_offers_skipped_ones(loaded: Store) -> None:
     grade_all(loaded, "q2", "ana")
-    assert labeling.next_question(loaded, "ana", "q1") == "q3"
+    assert queues.next_question(loaded, "ana", "q1") == "q3"
     labeling.mark(loaded, "q3", "ana", skipped=True)
-    assert labeling.next_question(loaded, "ana", "q1") == "q3"  # skipped beats done
+    assert queues.next_question(loaded, "ana", "q1") == "q3"  # skipped beats done
     grade_all(loaded, "q1", "ana")
     labeling.mark(loaded, "q3", "ana", unanswerable=True)
     # Everything done: simply the next one.
-    assert labeling.next_question(loaded, "ana", "q1") == "q2"
-    assert labeling.previous_question(loaded, "ana", "q1") == "q3"
+    assert queues.next_question(loaded, "ana", "q1") == "q2"
+    assert queues.previous_question(loaded, "ana", "q1") == "q3"
 
 
 def test_a_tag_narrows_the_queue(loaded: Store) -> None:
-    assert labeling.next_question(loaded, "ana", None, tag="errors") == "q3"
-    assert labeling.next_question(loaded, "ana", "q3", tag="errors") == "q3"
-    assert labeling.next_question(loaded, "ana", None, tag="nothing") is None
+    assert queues.next_question(loaded, "ana", None, tag="errors") == "q3"
+    assert queues.next_question(loaded, "ana", "q3", tag="errors") == "q3"
+    assert queues.next_question(loaded, "ana", None, tag="nothing") is None
 
 
-def test_another_queue_plugs_in(loaded: Store) -> None:
+def test_another_queue_plugs_in(loaded: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A queue joins by a line in the one list (``queues.QUEUES``)."""
+
     def newest_first(store, chunking, reviewer, tag):
         rows = store.questions.queue(chunking, reviewer, tag=tag)
         return sorted(rows, key=lambda r: r["id"], reverse=True)
 
-    queue = labeling.register_queue(labeling.Queue("newest", "newest first", newest_first))
-    try:
-        assert labeling.get_queue("newest") is queue
-        assert labeling.next_question(loaded, "ana", None, queue="newest") == "q3"
-        assert labeling.next_question(loaded, "ana", "q3", queue="newest") == "q2"
-    finally:
-        del labeling.QUEUES["newest"]
+    newest = Queue("newest", "newest first", newest_first)
+    with monkeypatch.context() as patched:
+        patched.setitem(queues.QUEUES, "newest", newest)
+        assert queues.get_queue("newest") is newest
+        assert queues.next_question(loaded, "ana", None, queue="newest") == "q3"
+        assert queues.next_question(loaded, "ana", "q3", queue="newest") == "q2"
     with pytest.raises(LabelerError, match="unknown queue 'newest'"):
-        labeling.next_question(loaded, "ana", None, queue="newest")
+        queues.next_question(loaded, "ana", None, queue="newest")
 
 
-def test_a_family_of_queues_takes_an_argument(loaded: Store) -> None:
+def test_a_family_of_queues_takes_an_argument(
+    loaded: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``tagged:errors`` is one queue of the family ``tagged``; its marked chunks come first."""
 
-    def tagged(argument: str) -> labeling.Queue:
+    def tagged(argument: str) -> Queue:
         def rows(store, chunking, reviewer, tag):
             return store.questions.queue(chunking, reviewer, tag=argument)
 
         def marked(store, chunking, question_id):
             return {"error-codes"} if question_id == "q3" else set()
 
-        return labeling.Queue(f"tagged:{argument}", f"tagged {argument}", rows, marked)
+        return Queue(f"tagged:{argument}", f"tagged {argument}", rows, marked)
 
-    family = labeling.register_queue(labeling.QueueFamily("tagged", "one tag", tagged))
-    try:
-        assert family.named("errors") == "tagged:errors"
-        assert labeling.next_question(loaded, "ana", None, queue="tagged:errors") == "q3"
-        assert labeling.marked_chunks(loaded, "q3", queue="tagged:errors") == {"error-codes"}
-        assert labeling.marked_chunks(loaded, "q1", queue="tagged:errors") == frozenset()
-        with pytest.raises(LabelerError, match="queue 'tagged' needs an argument"):
-            labeling.next_question(loaded, "ana", None, queue="tagged")
-        with pytest.raises(LabelerError, match="queue 'by-id' takes no argument"):
-            labeling.next_question(loaded, "ana", None, queue="by-id:errors")
-        with pytest.raises(ValueError, match="has no ':'"):
-            labeling.register_queue(labeling.Queue("a:b", "bad", tagged("x").rows))
-    finally:
-        del labeling.QUEUES["tagged"]
+    family = QueueFamily("tagged", "one tag", tagged)
+    monkeypatch.setitem(queues.QUEUES, "tagged", family)
+    assert family.named("errors") == "tagged:errors"
+    assert queues.next_question(loaded, "ana", None, queue="tagged:errors") == "q3"
+    assert queues.marked_chunks(loaded, "q3", queue="tagged:errors") == {"error-codes"}
+    assert queues.marked_chunks(loaded, "q1", queue="tagged:errors") == frozenset()
+    with pytest.raises(LabelerError, match="queue 'tagged' needs an argument"):
+        queues.next_question(loaded, "ana", None, queue="tagged")
+    with pytest.raises(LabelerError, match="queue 'by-id' takes no argument"):
+        queues.next_question(loaded, "ana", None, queue="by-id:errors")
+
+
+def test_the_list_of_queues_is_explicit_and_names_have_no_colon() -> None:
+    """Every queue is listed once in ``QUEUES`` (not registered as a side effect of an
+    import), under its own name; ':' separates a family's argument, so no name holds one."""
+    assert list(queues.QUEUES) == ["by-id", "decide"]
+    assert all(name == queue.name and ":" not in name for name, queue in queues.QUEUES.items())
 
 
 # the cursor ------------------------------------------------------------------------------------
@@ -190,7 +198,7 @@ def test_a_family_of_queues_takes_an_argument(loaded: Store) -> None:
 def test_after_a_grade_the_cursor_goes_to_the_next_chunk_to_grade(
     needs: list[bool], cursor: int, expected: int
 ) -> None:
-    assert labeling.after_grade(needs, cursor) == expected
+    assert after_grade(needs, cursor) == expected
 
 
 @pytest.mark.parametrize(
@@ -207,24 +215,24 @@ def test_after_a_grade_the_cursor_goes_to_the_next_chunk_to_grade(
 def test_after_a_grade_the_cursor_prefers_marked_chunks(
     needs: list[bool], prefer: set[int], cursor: int, expected: int
 ) -> None:
-    assert labeling.after_grade(needs, cursor, prefer) == expected
+    assert after_grade(needs, cursor, prefer) == expected
 
 
 def test_the_cursor_starts_on_the_first_chunk_to_grade_and_moves_round(loaded: Store) -> None:
     view = labeling.open_question(loaded, "q1", "ana")
-    assert labeling.first_to_grade(view) == 0
+    assert first_to_grade(view) == 0
     labeling.grade(loaded, "q1", view.candidates[0].chunk.id, "ana", 1)
-    assert labeling.first_to_grade(labeling.open_question(loaded, "q1", "ana")) == 1
+    assert first_to_grade(labeling.open_question(loaded, "q1", "ana")) == 1
     # A queue's marked chunks first, while they need a grade.
     view = labeling.open_question(loaded, "q1", "ana")
     ids = [c.chunk.id for c in view.candidates]
-    assert labeling.first_to_grade(view, {ids[3], ids[2]}) == 2
-    assert labeling.first_to_grade(view, {ids[0]}) == 1  # graded already: the first to grade
-    assert labeling.first_to_grade(view, {"not-a-candidate"}) == 1
+    assert first_to_grade(view, {ids[3], ids[2]}) == 2
+    assert first_to_grade(view, {ids[0]}) == 1  # graded already: the first to grade
+    assert first_to_grade(view, {"not-a-candidate"}) == 1
     count = len(view.candidates)
-    assert labeling.move(count, 0, -1) == count - 1
-    assert labeling.move(count, count - 1, 1) == 0
-    assert labeling.move(0, 0, 1) == 0
+    assert move(count, 0, -1) == count - 1
+    assert move(count, count - 1, 1) == 0
+    assert move(0, 0, 1) == 0
 
 
 # notes and adjudication ------------------------------------------------------------------------
@@ -242,10 +250,10 @@ def test_a_note_keeps_the_grade_and_is_recorded(loaded: Store) -> None:
 
 
 def test_adjudicate_settles_with_history(loaded: Store) -> None:
-    assert labeling.adjudicate(loaded, "q1", "rate-limits", 2, "lead", "answers it") is None
-    assert labeling.adjudicate(loaded, "q1", "rate-limits", 1, "lead2") == 2
-    assert labeling.adjudicate(loaded, "q1", "rate-limits", None, "lead") == 1
-    history = labeling.adjudication_history(loaded, "q1", "rate-limits")
+    assert disputes.adjudicate(loaded, "q1", "rate-limits", 2, "lead", "answers it") is None
+    assert disputes.adjudicate(loaded, "q1", "rate-limits", 1, "lead2") == 2
+    assert disputes.adjudicate(loaded, "q1", "rate-limits", None, "lead") == 1
+    history = disputes.adjudication_history(loaded, "q1", "rate-limits")
     assert [(e["reviewer"], e["action"], e["old_grade"], e["new_grade"]) for e in history] == [
         ("lead", "adjudicate", None, 2),
         ("lead2", "adjudicate", 2, 1),
@@ -253,9 +261,9 @@ def test_adjudicate_settles_with_history(loaded: Store) -> None:
     ]
     assert history[0]["note"] == "answers it"
     with pytest.raises(LabelerError, match="unknown chunk"):
-        labeling.adjudicate(loaded, "q1", "nope", 2, "lead")
+        disputes.adjudicate(loaded, "q1", "nope", 2, "lead")
 
 
 def test_adjudicate_uses_the_current_chunking(loaded: Store) -> None:
-    assert labeling.adjudicate(loaded, "q1", "rate-limits", 2, "lead") is None
+    assert disputes.adjudicate(loaded, "q1", "rate-limits", 2, "lead") is None
     assert loaded.adjudications.current("default") == {("q1", "rate-limits"): 2}

@@ -2,7 +2,7 @@
 
 A chunk is disputed when the reviewers of its question gave it different grades, a reviewer who
 marked the question unanswerable counting as a 0 on the chunks others graded (the export's
-consensus rules, ``labeler.exporters.consensus``, so the two never differ on what needs
+consensus rules, ``labeler.grading.consensus``, so the two never differ on what needs
 settling). A lead settles a disputed chunk with an adjudication, which every later export
 takes as the chunk's grade; it is kept in the label history. Settled chunks stay listed, with
 their final grade, so progress shows.
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from labeler.exporters.consensus import consensus
+from labeler.grading.consensus import consensus
 from labeler.models import GRADE_LABELS, Grade
-from labeler.store import Store, check_reviewer
+from labeler.store import Store
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,25 +147,46 @@ def disputes(
     return Disputes(tuple(questions), tuple(sorted(everyone)))
 
 
-def settle(
+def adjudicate(
     store: Store,
     question_id: str,
     chunk_id: str,
     grade: int | None,
-    lead: str,
-    *,
+    reviewer: str,
     note: str | None = None,
+    *,
     chunking: str | None = None,
 ) -> int | None:
-    """Record the lead's final grade (None withdraws it); returns the previous one.
+    """Settle the grade of (question, chunk) for every future export; ``None`` withdraws it.
 
-    The same write as ``labeler adjudicate`` (the store's ``set_adjudication``, kept in the
-    label history), called directly so this module does not depend on where the labelling
-    core's one-line wrapper lives (``exporters.consensus`` on main, ``labeling`` once the
-    faces work lands)."""
-    lead = check_reviewer(lead)
+    An adjudicated grade wins over the reviewers' grades (see ``labeler.grading.consensus``).
+    Returns the previously adjudicated grade; the act is kept in the label history (actions
+    ``adjudicate`` and ``unadjudicate``, with who, when, old and new grade and the note), which
+    ``adjudication_history`` lists.
+    """
     chunking = chunking or store.corpus.current_chunking()
-    return store.adjudications.set(question_id, chunking, chunk_id, grade, lead, note=note)
+    return store.adjudications.set(question_id, chunking, chunk_id, grade, reviewer, note=note)
 
 
-__all__ = ["DisputedChunk", "DisputedQuestion", "Disputes", "Vote", "disputes", "settle"]
+def adjudication_history(
+    store: Store, question_id: str, chunk_id: str, *, chunking: str | None = None
+) -> list[dict]:
+    """Every adjudication of (question, chunk), oldest first: reviewer, action, old_grade,
+    new_grade, note, at."""
+    chunking = chunking or store.corpus.current_chunking()
+    return [
+        {k: v for k, v in event.items() if k != "chunk_id"}
+        for event in store.labels.history(question_id, chunking)
+        if event["chunk_id"] == chunk_id and event["action"] in ("adjudicate", "unadjudicate")
+    ]
+
+
+__all__ = [
+    "DisputedChunk",
+    "DisputedQuestion",
+    "Disputes",
+    "Vote",
+    "adjudicate",
+    "adjudication_history",
+    "disputes",
+]

@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from labeler.errors import LabelerError
-from labeler.exporters.consensus import (
+from labeler.grading.consensus import (
     POLICIES,
     Disagreement,
     DisagreementError,

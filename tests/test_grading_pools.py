@@ -6,10 +6,11 @@ import threading
 
 import pytest
 
-from labeler import labeling, pooling
-from labeler.candidates import blind_key
+from labeler.grading import labeling, queue, search_pools
+from labeler.grading.candidates import blind_key, inspect_pools
+from labeler.grading.search_pools import compute_pools, ensure_search_pool
+from labeler.grading.worker import PREFETCH_AHEAD, WORKER_BACKLOG, PoolWorker
 from labeler.importers import import_chunks, import_questions
-from labeler.pooling import PoolWorker, compute_pools, ensure_search_pool, inspect_pools
 from labeler.store import Search, Store
 from tests.conftest import write_jsonl
 
@@ -51,14 +52,14 @@ def many(tmp_path) -> Store:
 
 def test_a_pool_is_written_once_and_again_only_when_the_corpus_changes(loaded: Store) -> None:
     q1 = loaded.questions.get("q1")
-    assert not pooling.pool_ready(loaded, q1, "default")
+    assert not search_pools.pool_ready(loaded, q1, "default")
     assert ensure_search_pool(loaded, q1, "default") == "written"
     assert ensure_search_pool(loaded, q1, "default") == "ready"
     state = loaded.pools.fts_pool_state("q1", "default")
     assert state["computed_by"].startswith("open:")
     assert state["search_ms"] >= 0
     loaded.corpus.upsert_chunks("default", [{"id": "new", "text": "retry a 429 with backoff"}])
-    assert not pooling.pool_ready(loaded, q1, "default")
+    assert not search_pools.pool_ready(loaded, q1, "default")
     assert ensure_search_pool(loaded, q1, "default") == "written"
     ranked = loaded.query(
         "SELECT chunk_id, position, score FROM pool_fts WHERE question_id = 'q1' ORDER BY position"
@@ -69,7 +70,7 @@ def test_a_pool_is_written_once_and_again_only_when_the_corpus_changes(loaded: S
 
 def test_a_claimed_pool_is_waited_for_and_a_stale_claim_taken_over(loaded: Store, monkeypatch):
     q1 = loaded.questions.get("q1")
-    key = pooling.pool_key(loaded, q1, "default")
+    key = search_pools.pool_key(loaded, q1, "default")
     future = "9999-01-01"
     assert loaded.pools.claim_fts_pool("q1", "default", key, "a", stale_before="") == "claimed"
     # A second worker finds it busy, and does not compute it.
@@ -77,7 +78,7 @@ def test_a_claimed_pool_is_waited_for_and_a_stale_claim_taken_over(loaded: Store
     assert loaded.pools.fts_pool_hash("q1", "default") is None
     # Worker a died: once its claim is stale, b takes it over and writes the pool.
     assert loaded.pools.claim_fts_pool("q1", "default", key, "b", stale_before=future) == "claimed"
-    monkeypatch.setattr(pooling, "CLAIM_STALE_S", 0.0)
+    monkeypatch.setattr(search_pools, "CLAIM_STALE_S", 0.0)
     assert ensure_search_pool(loaded, q1, "default", worker="c") == "written"
     # Worker a wakes up and saves what it computed: the pool is not written twice.
     hits = loaded.search.pool_search("default", q1.text)
@@ -97,7 +98,7 @@ def test_two_reviewers_following_one_queue_write_every_pool_exactly_once(many: S
         with Store(many.path) as own:
             try:
                 for at, question_id in enumerate(ids):
-                    worker.request("default", ids[at + 1 : at + 1 + pooling.PREFETCH_AHEAD])
+                    worker.request("default", ids[at + 1 : at + 1 + PREFETCH_AHEAD])
                     labeling.open_question(own, question_id, reviewer)
             except BaseException as error:
                 failures.append(error)
@@ -117,7 +118,7 @@ def test_two_reviewers_following_one_queue_write_every_pool_exactly_once(many: S
             worker.stop()
     assert not failures
     assert not any(w.failures for w in workers)
-    assert all(pooling.pool_ready(many, many.questions.get(q), "default") for q in ids)
+    assert all(search_pools.pool_ready(many, many.questions.get(q), "default") for q in ids)
     writes = many.query("SELECT question_id, count(*) AS n FROM pool_writes GROUP BY 1")
     assert {r["question_id"] for r in writes} == set(ids)
     assert {r["n"] for r in writes} == {1}
@@ -133,7 +134,7 @@ def test_later_requests_go_first_and_the_backlog_is_bounded(many: Store) -> None
     worker.request("default", ["q09", "q02"])
     assert worker.pending() == [("default", q) for q in ["q09", "q02", "q01", "q03"]]
     worker.request("default", [f"x{i}" for i in range(100)])
-    assert len(worker.pending()) == pooling.WORKER_BACKLOG
+    assert len(worker.pending()) == WORKER_BACKLOG
 
 
 class _PausedSearch(Search):
@@ -181,7 +182,7 @@ def test_opening_and_grading_do_not_wait_for_a_worker_in_mid_search(many: Store)
         worker.stop()
     assert worker.written == 2
     assert not worker.failures
-    assert pooling.pool_ready(many, many.questions.get("q10"), "default")
+    assert search_pools.pool_ready(many, many.questions.get("q10"), "default")
 
 
 def test_compute_pools_is_resumable_and_counts(many: Store) -> None:
@@ -229,6 +230,6 @@ def test_upcoming_questions_are_what_next_would_open_in_turn() -> None:
         {"id": "q6", "state": "todo"},
     ]
     # From q4: on to q6, wrap round to q3, then the skipped q2; done ones never.
-    assert pooling.upcoming_questions(rows, "q4", 5) == ["q6", "q3", "q2"]
-    assert pooling.upcoming_questions(rows, "q4", 1) == ["q6"]
-    assert pooling.upcoming_questions(rows, None, 2) == ["q3", "q4"]
+    assert queue.upcoming(rows, "q4", 5) == ["q6", "q3", "q2"]
+    assert queue.upcoming(rows, "q4", 1) == ["q6"]
+    assert queue.upcoming(rows, None, 2) == ["q3", "q4"]

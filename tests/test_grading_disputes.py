@@ -2,9 +2,9 @@
 
 import pytest
 
-from labeler import disputes, labeling
 from labeler.errors import LabelerError
-from labeler.exporters.consensus import consensus
+from labeler.grading import disputes, labeling
+from labeler.grading.consensus import consensus
 from labeler.store import Store
 
 
@@ -45,7 +45,7 @@ def test_filters(disputed: Store) -> None:
 
 
 def test_settling_is_what_the_export_uses(disputed: Store) -> None:
-    disputes.settle(disputed, "q1", "rate-limits", 1, "lead", note="partial")
+    disputes.adjudicate(disputed, "q1", "rate-limits", 1, "lead", note="partial")
     found = disputes.disputes(disputed)
     chunk = found.questions[0].chunks[0]
     assert (chunk.settled, chunk.settled_by, chunk.settled_note) == (1, "lead", "partial")
@@ -59,10 +59,10 @@ def test_settling_is_what_the_export_uses(disputed: Store) -> None:
     assert agreed.grades["q1"]["rate-limits"] == 1
     history = disputed.labels.history("q1")
     assert history[-1]["action"] == "adjudicate"
-    disputes.settle(disputed, "q1", "rate-limits", None, "lead")
+    disputes.adjudicate(disputed, "q1", "rate-limits", None, "lead")
     assert disputes.disputes(disputed).settled == 0
 
 
 def test_settling_needs_a_name(disputed: Store) -> None:
     with pytest.raises(LabelerError, match="a reviewer name"):
-        disputes.settle(disputed, "q1", "rate-limits", 2, " ")
+        disputes.adjudicate(disputed, "q1", "rate-limits", 2, " ")

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from labeler.version_format import Content, QuestionEntry, read_version
+from labeler.versions.format import Content, QuestionEntry
+from labeler.versions.reading import read_version
 
 QUESTION_FIELDS = ("question", "reference_answer", "tags", "unanswerable")
 

@@ -1,20 +1,41 @@
-from labeler.candidates import blind_key, describe_sources, pool
+from labeler.grading.candidates import SOURCE_KINDS, blind_key, describe_sources, pool
 from labeler.importers import import_run
 from labeler.store import Store
 
 
+def by_name(entry) -> dict[tuple[str, str], int | None]:
+    """{(kind, name): rank} of an entry's sources."""
+    return {(s.kind, s.name): s.rank for s in entry.sources}
+
+
 def test_pool_is_the_union_of_runs_search_additions_and_labels(loaded: Store, tmp_path) -> None:
     q1 = loaded.questions.get("q1")
-    entries = {e.chunk_id: dict(e.sources) for e in pool(loaded, q1, "default")}
-    assert entries["error-codes"]["bm25"] == 1
-    assert entries["rate-limits"]["bm25"] == 3
+    entries = {e.chunk_id: by_name(e) for e in pool(loaded, q1, "default")}
+    assert entries["error-codes"][("run", "bm25")] == 1
+    assert entries["rate-limits"][("run", "bm25")] == 3
     # Full-text search on "retry 429 response client" finds both chunks that mention 429.
-    assert "search:bm25" in entries["rate-limits"]
-    assert "search:bm25" in entries["error-codes"]
+    assert ("search", "bm25") in entries["rate-limits"]
+    assert ("search", "bm25") in entries["error-codes"]
     loaded.pools.add("q1", "default", ["authentication"], source="search", added_by="ana")
     loaded.labels.set_grade("q1", "default", "authentication", "ben", 0)
-    entries = {e.chunk_id: dict(e.sources) for e in pool(loaded, q1, "default")}
-    assert set(entries["authentication"]) == {"added:search", "labelled"}
+    entries = {e.chunk_id: by_name(e) for e in pool(loaded, q1, "default")}
+    assert set(entries["authentication"]) == {("added", "ana"), ("labelled", "ben")}
+
+
+def test_sources_are_listed_in_one_order_of_kinds(loaded: Store) -> None:
+    """Runs, then the search, generators, additions and labels: the grading page's caption
+    and ``labeler pool`` list a chunk's sources in the same order."""
+    loaded.pools.add("q1", "default", ["rate-limits"], source="search", added_by="ana")
+    loaded.labels.set_grade("q1", "default", "rate-limits", "ben", 1)
+    entry = next(
+        e
+        for e in pool(loaded, loaded.questions.get("q1"), "default")
+        if e.chunk_id == "rate-limits"
+    )
+    kinds = [s.kind for s in entry.sources]
+    assert kinds == sorted(kinds, key=SOURCE_KINDS.index)
+    assert kinds[0] == "run"
+    assert kinds[-2:] == ["added", "labelled"]
 
 
 def test_pool_depth_limits_each_run(loaded: Store, tmp_path) -> None:
@@ -22,7 +43,7 @@ def test_pool_depth_limits_each_run(loaded: Store, tmp_path) -> None:
     shallow.write_text("q3 Q0 webhooks 1 2 deep\nq3 Q0 pagination 2 1 deep\n", encoding="utf-8")
     import_run(loaded, shallow, name="deep", pool_depth=1)
     q3 = loaded.questions.get("q3")
-    from_run = {e.chunk_id for e in pool(loaded, q3, "default") if "deep" in dict(e.sources)}
+    from_run = {e.chunk_id for e in pool(loaded, q3, "default") if ("run", "deep") in by_name(e)}
     assert from_run == {"webhooks"}
 
 

@@ -1,19 +1,14 @@
-"""Turn the labels into an immutable, self-describing, versioned test set.
+"""``labeler export``: turn the labels into an immutable, self-describing, versioned test set.
 
 ``plan_export`` reads the database once (one read transaction) and works out everything: which
-questions, their consensus grades, the files' bytes, the content hash, the version it would be
-and what changed since the parent. ``export_testset`` writes it: into a temporary folder next to
-the versions, then renamed into place, so an interrupted export leaves no version behind and an
-existing version is never touched. The same content is never exported twice: the version that
-already holds it is reported instead.
+questions, their consensus grades (``labeler.grading.consensus``), the files' bytes, the content
+hash, the version it would be and what changed since the parent. ``export_testset`` writes it
+through ``labeler.versions.writing``: whole or not at all. The same content is never exported
+twice: the version that already holds it is reported instead.
 """
 
 from __future__ import annotations
 
-import os
-import re
-import shutil
-import tempfile
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -21,23 +16,20 @@ from pathlib import Path
 
 from labeler import __version__
 from labeler.errors import LabelerError, NotFoundError
-from labeler.exporters.consensus import (
+from labeler.grading.consensus import (
     Consensus,
     Disagreement,
     DisagreementError,
     consensus,
     get_policy,
 )
-from labeler.exporters.diff import VersionDiff, changes_record, diff_contents
-from labeler.exporters.history import check_intact, list_versions
 from labeler.models import Question
 from labeler.store import Store
 from labeler.store.base import now
-from labeler.version_format import (
-    CONTENT_FILES,
+from labeler.versions.diff import VersionDiff, changes_record, diff_contents
+from labeler.versions.format import (
     FORMAT,
     FORMAT_V1,
-    MANIFEST,
     ChunkEntry,
     Content,
     check_name,
@@ -45,13 +37,13 @@ from labeler.version_format import (
     content_hash,
     content_hash_v1,
     file_digests,
-    manifest_bytes,
-    read_version,
     serialise,
 )
+from labeler.versions.history import check_intact, list_versions
+from labeler.versions.reading import read_version
+from labeler.versions.writing import write_version
 
 DEFAULT_OUT = "exports"
-READ_ONLY = 0o444
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,114 +327,6 @@ def _same(manifest: dict, digest: str, files: Mapping[str, bytes], fields: dict)
     )
 
 
-def _publish(temporary: Path, target: Path) -> None:
-    """The commit point: before it there is no version, after it the whole version."""
-    os.rename(temporary, target)
-
-
-def _write_file(path: Path, data: bytes) -> None:
-    with path.open("wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    path.chmod(READ_ONLY)
-
-
-# A temporary folder is ours when its name is one we give, it holds only the files we write,
-# and it holds our lock file; it is abandoned when that lock can be taken: the process holding
-# it is gone (the system releases a lock when its holder dies, even by kill -9).
-LOCK = ".export.lock"
-TEMPORARY = re.compile(r"\.v[1-9][0-9]*-[a-z0-9_]+\.tmp")
-_OURS = frozenset({LOCK, MANIFEST, *CONTENT_FILES})
-
-
-def _lock(path: Path, *, wait: bool) -> int | None:
-    """An open, locked descriptor of ``path`` (None: no locking here, or it is held)."""
-    try:
-        import fcntl
-    except ImportError:  # no flock (Windows): nothing can be proven abandoned
-        return None
-    try:
-        handle = os.open(path, os.O_RDWR | (os.O_CREAT if wait else 0), 0o600)
-    except OSError:
-        return None
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-    except OSError:
-        os.close(handle)
-        return None
-    return handle
-
-
-def clear_abandoned(folder: Path) -> list[Path]:
-    """Remove the temporary folders of exports that died before publishing (see ``LOCK``);
-    returns those removed. Anything else is left alone."""
-    removed = []
-    for child in sorted(folder.iterdir()) if folder.is_dir() else ():
-        if not TEMPORARY.fullmatch(child.name) or child.is_symlink() or not child.is_dir():
-            continue
-        entries = list(child.iterdir())
-        if LOCK not in {e.name for e in entries} or any(
-            e.name not in _OURS or e.is_symlink() or not e.is_file() for e in entries
-        ):
-            continue
-        handle = _lock(child / LOCK, wait=False)
-        if handle is None:
-            continue
-        try:
-            shutil.rmtree(child)
-            removed.append(child)
-        finally:
-            os.close(handle)
-    return removed
-
-
-def write_version(store: Store, plan: ExportPlan, *, created: str | None = None) -> Path:
-    """Write ``plan`` as ``<out>/<name>/v<N>``: all of it, or (on any failure) nothing.
-
-    Temporary folders that earlier exports left behind when they were killed are cleared
-    first (``clear_abandoned``)."""
-    created = created or now()
-    folder = plan.out / plan.name
-    folder.mkdir(parents=True, exist_ok=True)
-    clear_abandoned(folder)
-    target = folder / f"v{plan.version}"
-    manifest = plan.manifest(created)
-    temporary = Path(tempfile.mkdtemp(prefix=f".v{plan.version}-", suffix=".tmp", dir=folder))
-    lock = _lock(temporary / LOCK, wait=True)
-    try:
-        for file_name, data in plan.files.items():
-            _write_file(temporary / file_name, data)
-        _write_file(temporary / MANIFEST, manifest_bytes(manifest))
-        temporary.chmod(0o755)
-        # The database's write lock serialises exports sharing it, so the check and the rename
-        # below cannot interleave with another export of the same name.
-        with store.write():
-            if target.exists():
-                msg = f"v{plan.version} was created meanwhile by another export; run it again"
-                raise LabelerError(msg, path=target)
-            store.versions.record(
-                name=plan.name,
-                version=plan.version,
-                content_hash=plan.content_hash,
-                chunking=plan.chunking,
-                parent=plan.parent,
-                path=str(target.resolve()),
-                counts=dict(plan.counts),
-                selection=plan.selection.as_dict(),
-                created_at=created,
-            )
-            (temporary / LOCK).unlink(missing_ok=True)  # a version holds its files only
-            _publish(temporary, target)
-    except BaseException:
-        shutil.rmtree(temporary, ignore_errors=True)
-        raise
-    finally:
-        if lock is not None:
-            os.close(lock)
-    return target
-
-
 def export_testset(
     store: Store,
     name: str,
@@ -472,7 +356,23 @@ def export_testset(
         return ExportResult(plan, "unchanged", plan.existing, folder / f"v{plan.existing}")
     if dry_run:
         return ExportResult(plan, "dry-run", plan.version, folder / f"v{plan.version}")
-    path = write_version(store, plan, created=created)
+    created = created or now()
+    path = write_version(
+        store,
+        folder,
+        plan.version,
+        plan.files,
+        plan.manifest(created),
+        record={
+            "name": plan.name,
+            "content_hash": plan.content_hash,
+            "chunking": plan.chunking,
+            "parent": plan.parent,
+            "counts": dict(plan.counts),
+            "selection": plan.selection.as_dict(),
+            "created_at": created,
+        },
+    )
     return ExportResult(plan, "created", plan.version, path)
 
 
@@ -483,5 +383,4 @@ __all__ = [
     "Selection",
     "export_testset",
     "plan_export",
-    "write_version",
 ]

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from labeler import labeling
-from labeler.deciding import DECIDE, Comparison, decision_queue
 from labeler.errors import LabelerError
-from labeler.pooling import PoolWorker
+from labeler.grading import labeling, queues
+from labeler.grading.decide import DECIDE, Comparison, decision_queue
+from labeler.grading.worker import PoolWorker
 from labeler.store import Store
 
 NAME = "decide:dense,bm25,ndcg@3,median"
@@ -37,28 +37,28 @@ def test_a_comparison_names_its_queue_and_reads_it_back() -> None:
     assert comparison.queue_name == NAME
     assert Comparison.parse("dense, bm25 ,ndcg@3") == comparison
     assert Comparison.parse("dense,bm25,ndcg@3,max").policy == "max"
-    assert labeling.QUEUES["decide"] is DECIDE
-    assert labeling.get_queue(NAME).title == "decide dense vs bm25 on ndcg@3"
+    assert queues.QUEUES["decide"] is DECIDE
+    assert queues.get_queue(NAME).title == "decide dense vs bm25 on ndcg@3"
     for wrong in ("dense,bm25", "dense,,ndcg@3", "a,b,c,d,e"):
         with pytest.raises(LabelerError, match="expected RUN_A,RUN_B,METRIC"):
-            labeling.get_queue(f"decide:{wrong}")
+            queues.get_queue(f"decide:{wrong}")
     with pytest.raises(LabelerError, match="queue 'decide' needs an argument"):
-        labeling.get_queue("decide")
+        queues.get_queue("decide")
 
 
 def test_the_queue_walks_label_next_order_and_marks_the_deciding_chunks(two_runs: Store) -> None:
     expected = order(two_runs)
     assert expected == ("q2", "q1", "q3")  # not the order of ids
-    rows = labeling.queue_rows(two_runs, "ana", queue=NAME)
+    rows = queues.queue_rows(two_runs, "ana", queue=NAME)
     assert [r["id"] for r in rows] == list(expected)
-    assert labeling.next_question(two_runs, "ana", None, queue=NAME) == "q2"
-    assert labeling.next_question(two_runs, "ana", "q2", queue=NAME) == "q1"
-    assert labeling.previous_question(two_runs, "ana", "q2", queue=NAME) == "q3"
+    assert queues.next_question(two_runs, "ana", None, queue=NAME) == "q2"
+    assert queues.next_question(two_runs, "ana", "q2", queue=NAME) == "q1"
+    assert queues.previous_question(two_runs, "ana", "q2", queue=NAME) == "q3"
     queue = decision_queue(two_runs, "dense", "bm25", "ndcg@3", policy="median")
-    assert labeling.marked_chunks(two_runs, "q3", queue=NAME) == set(queue.chunks["q3"])
-    assert labeling.marked_chunks(two_runs, "q3") == frozenset()  # by id: nothing marked
+    assert queues.marked_chunks(two_runs, "q3", queue=NAME) == set(queue.chunks["q3"])
+    assert queues.marked_chunks(two_runs, "q3") == frozenset()  # by id: nothing marked
     # A tag narrows it as it narrows any queue; the order stays label-next's.
-    assert [r["id"] for r in labeling.queue_rows(two_runs, "ana", queue=NAME, tag="api")] == [
+    assert [r["id"] for r in queues.queue_rows(two_runs, "ana", queue=NAME, tag="api")] == [
         "q2",
         "q1",
     ]
@@ -66,19 +66,19 @@ def test_the_queue_walks_label_next_order_and_marks_the_deciding_chunks(two_runs
 
 def test_a_question_leaves_the_queue_once_its_deciding_chunks_are_graded(two_runs: Store) -> None:
     first = order(two_runs)[0]
-    for chunk in labeling.marked_chunks(two_runs, first, queue=NAME):
+    for chunk in queues.marked_chunks(two_runs, first, queue=NAME):
         labeling.grade(two_runs, first, chunk, "ben", 0)  # anyone's grade counts
     assert first not in order(two_runs)
     # From the question just finished, Next opens the head of the queue worked out again.
-    assert labeling.next_question(two_runs, "ana", first, queue=NAME) == order(two_runs)[0]
-    assert labeling.marked_chunks(two_runs, first, queue=NAME) == frozenset()
+    assert queues.next_question(two_runs, "ana", first, queue=NAME) == order(two_runs)[0]
+    assert queues.marked_chunks(two_runs, first, queue=NAME) == frozenset()
 
 
 def test_a_bad_comparison_is_a_clear_error(two_runs: Store) -> None:
     with pytest.raises(LabelerError, match="'recall' needs a cutoff"):
-        labeling.next_question(two_runs, "ana", None, queue="decide:dense,bm25,recall")
+        queues.next_question(two_runs, "ana", None, queue="decide:dense,bm25,recall")
     with pytest.raises(LabelerError, match="missing"):
-        labeling.queue_rows(two_runs, "ana", queue="decide:dense,missing,ndcg@3")
+        queues.queue_rows(two_runs, "ana", queue="decide:dense,missing,ndcg@3")
 
 
 def test_the_pool_worker_computes_ahead_in_the_queue_s_order(two_runs: Store) -> None:

@@ -7,21 +7,19 @@ from pathlib import Path
 import pytest
 
 from labeler.errors import LabelerError
-from labeler.version_format import (
+from labeler.versions.format import (
     ChunkEntry,
     Content,
     QuestionEntry,
-    changed_files,
     check_name,
     check_trec_ids,
     content_hash_v1,
     manifest_bytes,
-    parse_content,
-    read_version,
     seal,
     serialise,
     version_dirs,
 )
+from labeler.versions.reading import changed_files, parse_content, read_version
 
 CONTENT = Content(
     questions={

@@ -1,22 +1,25 @@
 """Decide A vs B on the project's own labels: ``labeler next`` and the grading page's queue.
 
 The maths is ``labeler.metrics.decision`` (plain qrels and runs); this module feeds it the
-consensus of the current labels (``labeler.sources``) and the runs by name or file, and turns
-the ranked pairs into a queue of questions, each with the chunks that decide.
+consensus of the current labels and the runs (``labeler.grading.current``), and turns the ranked
+pairs into a queue of questions, each with the chunks that decide.
 
-That queue is the grading loop's queue family ``decide`` (``labeler.labeling``):
+That queue is the queue family ``decide`` (listed in ``labeler.grading.queues``):
 ``decide:A,B,METRIC,POLICY`` walks the questions in label-next order and marks the chunks
 that decide, so the grading page, ``next_question`` and the pool worker all follow it.
 """
 
 from __future__ import annotations
 
+import functools
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from labeler.errors import LabelerError
-from labeler.labeling import Queue, QueueFamily, register_queue
+from labeler.grading.current import current_labels, stored_run
+from labeler.grading.queue import Queue, QueueFamily
 from labeler.metrics.decision import (
     DEFAULT_BUDGET,
     DEFAULT_CONFIDENCE,
@@ -25,9 +28,9 @@ from labeler.metrics.decision import (
     check_confidence,
     decide,
 )
-from labeler.sources import current_labels, resolve_run
 
 if TYPE_CHECKING:
+    from labeler.metrics.tables import Run
     from labeler.store import Store
 
 
@@ -59,16 +62,18 @@ def decide_runs(
     min_grade: int = 1,
     gains: str = "linear",
     seed: int = DEFAULT_SEED,
+    runs: Callable[[str], Run] | None = None,
 ) -> Decision:
     """Is ``run_a`` better than ``run_b`` on ``metric`` with the current labels, and which
-    ``budget`` pairs to grade next. Runs by imported name or by file."""
+    ``budget`` pairs to grade next. ``runs`` turns a name into its run (by default the run
+    imported under that name; ``labeler.sources.next_pairs`` also takes files)."""
     check_confidence(confidence)
     if run_a == run_b:
         msg = f"compare two different runs, not {run_a!r} with itself"
         raise LabelerError(msg, field="run")
     chunking = chunking or store.corpus.current_chunking()
-    a = resolve_run(store, run_a, chunking=chunking)
-    b = resolve_run(store, run_b, chunking=chunking)
+    resolve = runs if runs is not None else functools.partial(stored_run, store)
+    a, b = resolve(run_a), resolve(run_b)
     if a.name == b.name:
         msg = f"both runs are named {a.name!r}: compare two different runs"
         raise LabelerError(msg, field="run")
@@ -209,7 +214,7 @@ def _queue(argument: str) -> Queue:
 
 
 # Only the questions whose pairs can still change the comparison, most decisive first.
-DECIDE = register_queue(QueueFamily("decide", "decide A vs B", _queue))
+DECIDE = QueueFamily("decide", "decide A vs B", _queue)
 
 
 __all__ = [

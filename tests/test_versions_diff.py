@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from labeler.errors import LabelerError
-from labeler.exporters.diff import LabelChange, changes_record, diff_contents, diff_versions
-from labeler.version_format import (
+from labeler.versions.diff import LabelChange, changes_record, diff_contents, diff_versions
+from labeler.versions.format import (
     ChunkEntry,
     Content,
     QuestionEntry,

@@ -13,15 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from labeler.errors import LabelerError, NotFoundError
-from labeler.version_format import (
-    CONTENT_FILES,
-    MANIFEST,
-    NAME,
-    changed_files,
-    check_name,
-    read_manifest,
-    version_dirs,
-)
+from labeler.versions.format import CONTENT_FILES, MANIFEST, NAME, check_name, version_dirs
+from labeler.versions.reading import changed_files, read_manifest
 
 if TYPE_CHECKING:
     from labeler.store import Store

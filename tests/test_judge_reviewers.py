@@ -4,8 +4,8 @@ import krippendorff
 import numpy as np
 import pytest
 
-from labeler import labeling
-from labeler.reviewer_agreement import reviewer_agreement
+from labeler.grading import labeling
+from labeler.judge.reviewers import reviewer_agreement
 from labeler.store import Store
 
 GRADES = {  # (question, chunk): {reviewer: grade}

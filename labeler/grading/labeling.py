@@ -1,10 +1,9 @@
-"""The grading loop: which question next, open it with its candidates, grade, mark, add, settle.
+"""One question at a time: open it with its candidates, grade, note, mark, add a candidate.
 
-Everything the grading page does goes through here, so a test can drive it without a browser:
-the queues (which question a reviewer works on next), the cursor (which chunk a grade key
-grades), the writes, and the adjudication of a (question, chunk) for every export. Progress is
-kept per question in the store after every change, so the page's counters are one cheap count
-instead of a walk over every pool.
+Everything the grading page does to a question goes through here, so a test can drive it
+without a browser (which question comes next is ``labeler.grading.queues``, which chunk a key
+grades ``labeler.grading.cursor``). Progress is kept per question in the store after every
+change, so the page's counters are one cheap count instead of a walk over every pool.
 
 A label is **stale** when its chunk's text was replaced after it was given (``labeler import
 chunks --replace-text``): it counts as ungraded, for progress and for the cursor, and exports
@@ -13,13 +12,11 @@ leave it out until the reviewer confirms it (the same grade again) or changes it
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TypeVar
 
-from labeler.candidates import PoolEntry, pool
-from labeler.errors import LabelerError, NotFoundError
+from labeler.errors import NotFoundError
+from labeler.grading.candidates import PoolEntry, pool
 from labeler.models import Chunk, Grade, Question
 from labeler.store import EVERYONE, Store, check_reviewer
 
@@ -128,185 +125,6 @@ def open_question(
     )
 
 
-# queues: which question next ---------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Queue:
-    """An order in which a reviewer works through the questions.
-
-    ``rows(store, chunking, reviewer, tag)`` returns the queue's questions in the queue's order,
-    each a dict with at least ``id`` and ``state`` (``todo``, ``started``, ``skipped`` or
-    ``done``, as ``store.questions.queue`` gives them). Another order is a new ``Queue`` passed to
-    ``register_queue``: the grading page offers every registered queue, and ``next_question``
-    walks any of them the same way.
-
-    ``marked(store, chunking, question_id)``, if given, names the chunks of a question that the
-    queue wants graded first (the chunks that decide between two runs, say): the page marks
-    them, and the cursor visits them before the other chunks still to grade.
-    """
-
-    name: str
-    title: str
-    rows: Callable[[Store, str, str, str | None], list[dict]]
-    marked: Callable[[Store, str, str], Collection[str]] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class QueueFamily:
-    """Queues that take an argument: ``<name>:<argument>`` names one of them, which
-    ``make(argument)`` returns (a ``LabelerError`` for a bad argument). "decide A vs B" is one:
-    ``decide:hybrid,bm25,ndcg@10,median`` is the queue of that comparison. Such a name goes
-    wherever a queue's name does (``next_question``, the pool worker's ``follow``)."""
-
-    name: str
-    title: str
-    make: Callable[[str], Queue]
-
-    def named(self, argument: str) -> str:
-        return f"{self.name}:{argument}"
-
-
-def _by_id(store: Store, chunking: str, reviewer: str, tag: str | None) -> list[dict]:
-    return sorted(store.questions.queue(chunking, reviewer, tag=tag), key=lambda r: r["id"])
-
-
-_Q = TypeVar("_Q", Queue, QueueFamily)
-DEFAULT_QUEUE = "by-id"
-QUEUES: dict[str, Queue | QueueFamily] = {
-    DEFAULT_QUEUE: Queue(DEFAULT_QUEUE, "every question, by id", _by_id),
-}
-
-
-def register_queue(queue: _Q) -> _Q:
-    """Add a queue or a family of queues (or replace the one of that name); returns it."""
-    if ":" in queue.name:
-        msg = f"a queue's name has no ':' (it separates a family's argument): {queue.name!r}"
-        raise ValueError(msg)
-    QUEUES[queue.name] = queue
-    return queue
-
-
-def get_queue(name: str | None) -> Queue:
-    """The queue of this name (``<family>:<argument>`` for a queue of a family)."""
-    if name is None:
-        name = DEFAULT_QUEUE
-    base, colon, argument = name.partition(":")
-    if base not in QUEUES:
-        msg = f"unknown queue {base!r}; choose one of: {', '.join(QUEUES)}"
-        raise LabelerError(msg, field="queue")
-    queue = QUEUES[base]
-    if isinstance(queue, QueueFamily):
-        if not colon:
-            msg = f"queue {base!r} needs an argument: {base}:..."
-            raise LabelerError(msg, field="queue")
-        return queue.make(argument)
-    if colon:
-        msg = f"queue {base!r} takes no argument, got {argument!r}"
-        raise LabelerError(msg, field="queue")
-    return queue
-
-
-def queue_rows(
-    store: Store,
-    reviewer: str,
-    *,
-    queue: str | None = None,
-    tag: str | None = None,
-    chunking: str | None = None,
-) -> list[dict]:
-    chunking = chunking or store.corpus.current_chunking()
-    return get_queue(queue).rows(store, chunking, check_reviewer(reviewer), tag)
-
-
-def marked_chunks(
-    store: Store, question_id: str, *, queue: str | None = None, chunking: str | None = None
-) -> frozenset[str]:
-    """The chunks of the question that the queue wants graded first (none for most queues)."""
-    found = get_queue(queue).marked
-    if found is None:
-        return frozenset()
-    return frozenset(found(store, chunking or store.corpus.current_chunking(), question_id))
-
-
-def next_question(
-    store: Store,
-    reviewer: str,
-    current: str | None,
-    *,
-    queue: str | None = None,
-    tag: str | None = None,
-    chunking: str | None = None,
-) -> str | None:
-    """The question to open after ``current`` (None: the first to work on).
-
-    Walking the queue from just after ``current`` and wrapping round: the first question not
-    yet started or partly graded, then the first skipped one; when everything is done, simply
-    the next one. None when the queue is empty.
-    """
-    rows = queue_rows(store, reviewer, queue=queue, tag=tag, chunking=chunking)
-    if not rows:
-        return None
-    ids = [r["id"] for r in rows]
-    start = ids.index(current) + 1 if current in ids else 0
-    ordered = rows[start:] + rows[:start]
-    for wanted in (("todo", "started"), ("skipped",)):
-        for row in ordered:
-            if row["state"] in wanted and row["id"] != current:
-                return row["id"]
-    if ordered[0]["id"] != current or len(ordered) == 1:
-        return ordered[0]["id"]
-    return ordered[1]["id"]
-
-
-def previous_question(
-    store: Store,
-    reviewer: str,
-    current: str | None,
-    *,
-    queue: str | None = None,
-    tag: str | None = None,
-    chunking: str | None = None,
-) -> str | None:
-    """The question before ``current`` in the queue (wrapping), whatever its state."""
-    ids = [r["id"] for r in queue_rows(store, reviewer, queue=queue, tag=tag, chunking=chunking)]
-    if current not in ids:
-        return None
-    return ids[ids.index(current) - 1]
-
-
-# the cursor: which chunk a grade key grades -------------------------------------------------
-
-
-def first_to_grade(view: QuestionView, prefer: Collection[str] = ()) -> int:
-    """Where the cursor starts on a question: its first chunk that needs a grade, one of
-    ``prefer`` (chunk ids, such as those a queue marks) if any of them needs one; else 0."""
-    needing = [i for i, c in enumerate(view.candidates) if c.needs_grade]
-    first = needing[0] if needing else 0
-    return next((i for i in needing if view.candidates[i].chunk.id in prefer), first)
-
-
-def after_grade(needs_grade: Sequence[bool], cursor: int, prefer: Collection[int] = ()) -> int:
-    """Where the cursor goes once the chunk at ``cursor`` is graded: the next chunk (wrapping)
-    that still needs a grade, one at a position in ``prefer`` (a queue's marked chunks) if any
-    of them still needs one; when none needs a grade, simply the next one (staying on the last).
-
-    ``needs_grade`` is per candidate, the chunk just graded included (its value is ignored).
-    """
-    count = len(needs_grade)
-    if count == 0:
-        return 0
-    waiting = [i for i in ((cursor + step) % count for step in range(1, count)) if needs_grade[i]]
-    if not waiting:
-        return min(cursor + 1, count - 1)
-    return next((i for i in waiting if i in prefer), waiting[0])
-
-
-def move(count: int, cursor: int, step: int) -> int:
-    """The cursor moved by ``step`` chunks (J/K), wrapping round."""
-    return (cursor + step) % count if count else 0
-
-
 # writes --------------------------------------------------------------------------------------
 
 
@@ -387,40 +205,6 @@ def add_candidate(
     return added > 0
 
 
-def adjudicate(
-    store: Store,
-    question_id: str,
-    chunk_id: str,
-    grade: int | None,
-    reviewer: str,
-    note: str | None = None,
-    *,
-    chunking: str | None = None,
-) -> int | None:
-    """Settle the grade of (question, chunk) for every future export; ``None`` withdraws it.
-
-    An adjudicated grade wins over the reviewers' grades (see ``labeler.exporters.consensus``).
-    Returns the previously adjudicated grade; the act is kept in the label history (actions
-    ``adjudicate`` and ``unadjudicate``, with who, when, old and new grade and the note), which
-    ``adjudications`` lists.
-    """
-    chunking = chunking or store.corpus.current_chunking()
-    return store.adjudications.set(question_id, chunking, chunk_id, grade, reviewer, note=note)
-
-
-def adjudication_history(
-    store: Store, question_id: str, chunk_id: str, *, chunking: str | None = None
-) -> list[dict]:
-    """Every adjudication of (question, chunk), oldest first: reviewer, action, old_grade,
-    new_grade, note, at."""
-    chunking = chunking or store.corpus.current_chunking()
-    return [
-        {k: v for k, v in event.items() if k != "chunk_id"}
-        for event in store.labels.history(question_id, chunking)
-        if event["chunk_id"] == chunk_id and event["action"] in ("adjudicate", "unadjudicate")
-    ]
-
-
 # progress ------------------------------------------------------------------------------------
 
 
@@ -498,28 +282,13 @@ def progress(store: Store, reviewer: str | None, *, chunking: str | None = None)
 
 
 __all__ = [
-    "DEFAULT_QUEUE",
-    "QUEUES",
     "CandidateView",
     "QuestionView",
-    "Queue",
-    "QueueFamily",
     "add_candidate",
-    "adjudicate",
-    "adjudication_history",
-    "after_grade",
-    "first_to_grade",
-    "get_queue",
     "grade",
     "mark",
-    "marked_chunks",
-    "move",
-    "next_question",
     "open_question",
-    "previous_question",
     "progress",
-    "queue_rows",
     "refresh_progress",
-    "register_queue",
     "set_note",
 ]

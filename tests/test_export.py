@@ -13,11 +13,11 @@ import pytest
 
 from labeler import __version__
 from labeler.errors import LabelerError
-from labeler.exporters import testset as testset_module
-from labeler.exporters.consensus import DisagreementError
-from labeler.exporters.history import list_versions
-from labeler.exporters.testset import Selection, export_testset, plan_export
+from labeler.export import Selection, export_testset, plan_export
+from labeler.grading.consensus import DisagreementError
 from labeler.store import Store
+from labeler.versions import writing as testset_module
+from labeler.versions.history import list_versions
 
 QUESTIONS = (
     '{"id": "q1", "question": "How should a client retry after a 429 response?",'

@@ -9,8 +9,11 @@ from pathlib import Path
 import pytest
 
 from labeler.errors import LabelerError, NotFoundError
-from labeler.exporters import history
-from labeler.exporters.history import (
+from labeler.export import export_testset
+from labeler.store import Store
+from labeler.versions import history
+from labeler.versions.format import seal
+from labeler.versions.history import (
     check_intact,
     check_record,
     list_versions,
@@ -18,9 +21,7 @@ from labeler.exporters.history import (
     resolve_version,
     zip_version,
 )
-from labeler.exporters.testset import export_testset
-from labeler.store import Store
-from labeler.version_format import read_files, seal
+from labeler.versions.reading import read_files
 
 
 @pytest.fixture

@@ -1,0 +1,122 @@
+"""A question's candidate chunks, pooled as TREC pools them, shown blind.
+
+The pool is the union of every imported run's top ``pool_depth``, the top ``SEARCH_POOL_SIZE`` of
+the built-in full-text search (BM25) on the question, chunks a reviewer added from the search
+box, source chunks of a generated question, and chunks anyone already labelled. The order is a
+hash of (question, chunk): stable for a question, but neither any retriever's order nor the
+same order across questions, so a reviewer cannot tell which system found what (blind pooling).
+
+``pool`` is the one reading of a pool: the grading page, progress, ``labeler pool`` and the
+pool inspection all take it from here, with every source that put each chunk there, in one
+order of sources (``SOURCE_KINDS``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from labeler.errors import NotFoundError
+from labeler.grading.search_pools import SEARCH_POOL_SIZE, ensure_search_pool
+from labeler.models import Question
+from labeler.store import Store
+from labeler.store.pool import PoolSource
+
+# The kinds of source, in the order a chunk's sources are listed (see ``PoolSource``).
+SOURCE_KINDS = ("run", "search", "generator", "added", "labelled")
+
+
+@dataclass(frozen=True, slots=True)
+class PoolEntry:
+    chunk_id: str
+    # Every source that put the chunk in the pool, in SOURCE_KINDS order; hidden on the page by
+    # default.
+    sources: tuple[PoolSource, ...]
+
+
+def blind_key(question_id: str, chunk_id: str) -> str:
+    return hashlib.sha1(f"{question_id}\x00{chunk_id}".encode()).hexdigest()
+
+
+def _source_order(source: PoolSource) -> tuple[int, str, int]:
+    return (SOURCE_KINDS.index(source.kind), source.name or "", source.rank or 0)
+
+
+def pool(store: Store, question: Question, chunking: str) -> list[PoolEntry]:
+    """The question's candidates in blind order, each with the sources that found it.
+
+    The search pool is computed here if it is not current (``labeler.grading.worker`` computes
+    it ahead, so that this is normally a read).
+    """
+    ensure_search_pool(store, question, chunking)
+    found: dict[str, dict[PoolSource, None]] = {}
+    for source in store.pools.provenance(question.id, chunking):
+        found.setdefault(source.chunk_id, {})[source._replace(chunk_id="")] = None
+    if question.source_chunk_ids:
+        generated = PoolSource("", "generator", question.generator or "generated", None)
+        for chunk_id in store.corpus.get_chunks(chunking, list(question.source_chunk_ids)):
+            sources = found.setdefault(chunk_id, {})
+            if not any(s.kind == "generator" for s in sources):
+                sources[generated] = None
+    return [
+        PoolEntry(chunk_id, tuple(sorted(sources, key=_source_order)))
+        for chunk_id, sources in sorted(found.items(), key=lambda kv: blind_key(question.id, kv[0]))
+    ]
+
+
+def describe_sources(entry: PoolEntry) -> str:
+    """ "bm25 #3, hybrid #1, full-text search #7": for reviewers who reveal the sources."""
+    parts: dict[str, None] = {}
+    for source in entry.sources:
+        if source.kind == "run":
+            part = f"{source.name} #{source.rank}"
+        elif source.kind == "search":
+            part = f"full-text search #{source.rank}"
+        elif source.via is not None:
+            part = f"added ({source.via})"
+        elif source.kind == "generator":
+            part = "generated-from"
+        else:
+            part = "labelled before"
+        parts[part] = None
+    return ", ".join(parts)
+
+
+def inspect_pools(store: Store, question_ids: Iterable[str], chunking: str) -> list[dict]:
+    """Each question's candidates in the order reviewers see them, with every source that put
+    them there: ``{"question", "candidates": [{"chunk", "sources": [{"kind", "name",
+    "rank"}]}]}`` (``labeler pool``). It is ``pool``: a search pool that is missing or stale is
+    computed first, so this is the pool a reviewer opening the question now sees."""
+    result = []
+    for question_id in question_ids:
+        question = store.questions.get(question_id)
+        if question is None:
+            msg = f"unknown question {question_id!r}"
+            raise NotFoundError(msg, field="question_id")
+        result.append(
+            {
+                "question": question.id,
+                "candidates": [
+                    {
+                        "chunk": entry.chunk_id,
+                        "sources": [
+                            {"kind": s.kind, "name": s.name, "rank": s.rank} for s in entry.sources
+                        ],
+                    }
+                    for entry in pool(store, question, chunking)
+                ],
+            }
+        )
+    return result
+
+
+__all__ = [
+    "SEARCH_POOL_SIZE",
+    "SOURCE_KINDS",
+    "PoolEntry",
+    "blind_key",
+    "describe_sources",
+    "inspect_pools",
+    "pool",
+]

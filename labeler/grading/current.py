@@ -1,0 +1,89 @@
+"""The project's current labels and imported runs, as the metric engine takes them.
+
+- ``current_labels``: the current labels of a chunking, one grade per (question, chunk) by the
+  same consensus rules as an export (``labeler.grading.consensus``: adjudications first,
+  agreement, then the policy), over every accepted question (those without a label are the
+  normal starting point of label-next, not an error).
+- ``stored_run``: an imported run by name, ranked as it was imported.
+
+The metric engine knows nothing of the database: these hand it plain ``Qrels`` and ``Run``
+values (``labeler.sources`` adds test-set versions and run files).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from labeler.errors import NotFoundError
+from labeler.grading.consensus import DisagreementError, consensus, get_policy
+
+if TYPE_CHECKING:
+    from labeler.metrics.tables import Qrels, Run
+    from labeler.store import Store
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Labels:
+    """Qrels with what an evaluation needs to know of them.
+
+    ``questions``: the questions they cover (with or without a label); ``unanswerable``:
+    questions marked as having no relevant chunk (every chunk of theirs is known irrelevant);
+    ``description``: how a person would name them; ``testset``: a version's identity.
+    """
+
+    qrels: Qrels
+    questions: tuple[str, ...]
+    unanswerable: frozenset[str]
+    description: str
+    disagreements: int = 0
+    settled: int = 0
+    testset: dict[str, Any] | None = None
+
+
+def current_labels(
+    store: Store, *, policy: str | None = None, chunking: str | None = None
+) -> Labels:
+    """The consensus of every reviewer's current labels in ``chunking`` (default: the current
+    one), over the accepted questions. Disagreements without a policy stop, as for export."""
+    from labeler.metrics.tables import Qrels
+
+    chosen = get_policy(policy)
+    chunking = chunking or store.corpus.current_chunking()
+    with store.snapshot():
+        questions = store.questions.accepted_ids()
+        wanted = set(questions)
+        labels = [row for row in store.labels.chunking_labels(chunking) if row[0] in wanted]
+        marks = [row for row in store.labels.unanswerable_marks(chunking) if row[0] in wanted]
+        adjudications = store.adjudications.current(chunking)
+    agreed = consensus(labels, marks, adjudications, policy=chosen, questions=wanted)
+    if agreed.disagreements:
+        raise DisagreementError(agreed.disagreements)
+    rows = [(q, c, g) for q, grades in agreed.grades.items() for c, g in grades.items()]
+    qrels = Qrels.from_rows(
+        [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], source=None
+    ).with_questions(questions, unanswerable=agreed.unanswerable)
+    how = f"settled by {chosen.name}" if chosen is not None else "no disagreements"
+    return Labels(
+        qrels=qrels,
+        questions=tuple(questions),
+        unanswerable=agreed.unanswerable,
+        description=f"current labels of chunking {chunking} ({how})",
+        settled=agreed.settled,
+    )
+
+
+def stored_run(store: Store, name: str) -> Run:
+    """An imported run, ranked as it was imported."""
+    from labeler.metrics.tables import Run
+
+    rows = store.runs.ranking(name)
+    if not rows:
+        known = ", ".join(store.runs.names()) or "none imported yet"
+        raise NotFoundError(f"no imported run named {name!r} (runs: {known})", field="run")
+    return Run.from_rows(
+        name, [r[0] for r in rows], [r[1] for r in rows], ranks=[r[2] for r in rows]
+    )
+
+
+__all__ = ["Labels", "current_labels", "stored_run"]

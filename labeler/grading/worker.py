@@ -1,0 +1,187 @@
+"""The pool worker: a thread per server that computes search pools ahead of the reviewers.
+
+It follows where each reviewer is in their queue and computes the pools of the next questions
+(``labeler.grading.queue.upcoming``, the grading page's own next-question rule), so opening a
+question is a read. Every pool goes through ``ensure_search_pool``, whose claims keep two
+workers (two servers, the CLI beside the app) from computing one pool twice.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import ClassVar
+
+from labeler.grading.queue import upcoming
+from labeler.grading.queues import queue_rows
+from labeler.grading.search_pools import ensure_search_pool, worker_id
+from labeler.store import Store
+
+# How many questions ahead the app computes, and how many requests a worker keeps.
+PREFETCH_AHEAD = 5
+WORKER_BACKLOG = 50
+
+log = logging.getLogger(__name__)
+
+
+class PoolWorker:
+    """A daemon thread that computes search pools ahead, through its own store connection.
+
+    ``request`` puts questions at the front of its list and returns at once; the thread takes
+    them in order, skips those already current or being computed elsewhere, and writes the
+    rest. One shared worker per database per process (``shared``) serves every session of a
+    Streamlit server; further processes run their own, and the claims keep them apart.
+    """
+
+    _shared: ClassVar[dict[str, PoolWorker]] = {}
+    _shared_lock = threading.Lock()
+
+    def __init__(self, db_path: str | Path, *, name: str | None = None) -> None:
+        self.db_path = str(db_path)
+        self.name = name or worker_id("worker")
+        self.written = 0
+        self.failures: list[str] = []
+        self._pending: list[tuple[str, str]] = []
+        # Where each reviewer is: (chunking, reviewer) -> (current question, tag, how many).
+        self._positions: dict[tuple[str, str], tuple] = {}
+        self._followed: dict[tuple[str, str], tuple[str | None, str | None, int]] = {}
+        self._current: tuple[str, str] | None = None
+        self._stopping = False
+        self._cond = threading.Condition()
+        self._thread = threading.Thread(target=self._run, name="labeler-pool-worker", daemon=True)
+        self._thread.start()
+
+    @classmethod
+    def shared(cls, db_path: str | Path) -> PoolWorker:
+        """This process's worker for the database, started on first use (and if it died)."""
+        key = str(Path(db_path).resolve())
+        with cls._shared_lock:
+            worker = cls._shared.get(key)
+            if worker is None or not worker.alive:
+                worker = cls._shared[key] = cls(key)
+            return worker
+
+    @classmethod
+    def stop_shared(cls) -> None:
+        """Stop every shared worker of this process (tests, and a clean shutdown)."""
+        with cls._shared_lock:
+            workers, cls._shared = list(cls._shared.values()), {}
+        for worker in workers:
+            worker.stop()
+
+    @property
+    def alive(self) -> bool:
+        return self._thread.is_alive() and not self._stopping
+
+    def request(self, chunking: str, question_ids: Sequence[str]) -> None:
+        """Compute these next, in this order, before anything asked for earlier."""
+        with self._cond:
+            self._put_first(chunking, question_ids)
+            self._cond.notify_all()
+
+    def follow(
+        self,
+        chunking: str,
+        reviewer: str,
+        current: str | None,
+        *,
+        tag: str | None = None,
+        queue: str | None = None,
+        ahead: int = PREFETCH_AHEAD,
+    ) -> None:
+        """The reviewer is on ``current``: compute the pools of the next ``ahead`` questions
+        of their queue (``labeling.QUEUES``: the default, or another one plugged in). Returns
+        at once: the queue is read on the worker's thread, so the page pays nothing for it."""
+        position = (current, tag, ahead, queue)
+        with self._cond:
+            if self._followed.get((chunking, reviewer)) == position:
+                return  # a rerun on the same question (a grade, a note): nothing new to do
+            self._followed[(chunking, reviewer)] = position
+            self._positions[(chunking, reviewer)] = position
+            self._cond.notify_all()
+
+    def _put_first(self, chunking: str, question_ids: Sequence[str]) -> None:
+        wanted = [(chunking, q) for q in dict.fromkeys(question_ids)]
+        self._pending = wanted + [p for p in self._pending if p not in wanted]
+        del self._pending[WORKER_BACKLOG:]
+
+    def pending(self) -> list[tuple[str, str]]:
+        with self._cond:
+            return list(self._pending)
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Wait until nothing is pending or being computed; False on timeout."""
+        with self._cond:
+            return self._cond.wait_for(
+                lambda: not self._pending and not self._positions and self._current is None,
+                timeout=timeout,
+            )
+
+    def stop(self, timeout: float | None = 10.0) -> None:
+        with self._cond:
+            self._stopping = True
+            self._pending.clear()
+            self._cond.notify_all()
+        self._thread.join(timeout)
+
+    def _open_store(self) -> Store:
+        return Store(self.db_path)
+
+    def _run(self) -> None:
+        _lower_this_threads_priority()
+        store = self._open_store()
+        try:
+            while True:
+                with self._cond:
+                    self._cond.wait_for(lambda: self._pending or self._positions or self._stopping)
+                    if self._stopping:
+                        return
+                    positions, self._positions = self._positions, {}
+                    # While positions are read, the worker counts as busy (see wait_idle).
+                    self._current = ("", "") if positions else self._pending.pop(0)
+                try:
+                    if positions:
+                        self._resolve(store, positions)
+                    else:
+                        self._compute(store, *self._current)
+                except Exception as error:  # a bad question must not stop the worker
+                    log.exception("pool worker: %s failed", self._current)
+                    self.failures.append(f"{self._current[1]}: {error}")
+                    del self.failures[:-100]
+                finally:
+                    with self._cond:
+                        self._current = None
+                        self._cond.notify_all()
+        finally:
+            store.close()
+
+    def _resolve(self, store: Store, positions: dict) -> None:
+        """Turn reviewers' positions into the questions to compute next."""
+        for (chunking, reviewer), (current, tag, ahead, queue) in positions.items():
+            rows = queue_rows(store, reviewer, queue=queue, tag=tag, chunking=chunking)
+            with self._cond:
+                self._put_first(chunking, upcoming(rows, current, ahead))
+
+    def _compute(self, store: Store, chunking: str, question_id: str) -> None:
+        question = store.questions.get(question_id)
+        if question is None:
+            return
+        if ensure_search_pool(store, question, chunking, worker=self.name, wait=False) == (
+            "written"
+        ):
+            self.written += 1
+
+
+def _lower_this_threads_priority(by: int = 10) -> None:
+    """On Linux a thread has its own nice value: the worker's searches then yield the CPU to
+    the page's reruns on a busy machine. Elsewhere (or if refused) nothing changes."""
+    with contextlib.suppress(AttributeError, OSError):
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + by)
+
+
+__all__ = ["PREFETCH_AHEAD", "WORKER_BACKLOG", "PoolWorker"]

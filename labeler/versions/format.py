@@ -1,0 +1,314 @@
+"""The test-set version on disk: its files, their one canonical form, and its hash. Writing
+(``labeler.versions.writing``) and reading (``labeler.versions.reading``) both go through here,
+so there is one definition of a version.
+
+```
+exports/<name>/v<N>/
+  manifest.json      what, when, from where, counts, hash, changes since the parent
+  questions.jsonl    {"id", "question", "reference_answer", "tags", "unanswerable"} by id
+  qrels.tsv          question-id TAB 0 TAB chunk-id TAB grade, by question then chunk
+  chunks.jsonl       {"id", "doc_id", "title", "text"} of every chunk the qrels name, by id
+```
+
+The content files are written one way only (sorted, LF, UTF-8, JSON with sorted keys), so the
+same content is the same bytes. The **content hash** (format ``labeler-testset/2``) is
+``sha256:`` and the SHA-256 of the canonical JSON of the manifest fields that change what a
+consumer reads (``HASHED_FIELDS``: format, name, chunking, min_grade) with the SHA-256 of each
+content file: edit a grade, a question, a chunk's text, or the manifest's ``min_grade`` (which
+decides what ``convert`` writes), and the hash changes. Fields that only describe (created,
+counts, reviewers, parent, changes) are left out, so the same content exported twice has the
+same hash. Versions written before (``labeler-testset/1``) hashed the three files only; they are
+still read and checked by that rule.
+
+The version number is not hashed (a test set's next version may hold the same content as an
+earlier one); it is bound to the folder ``v<N>`` and to the database's record of the export.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from labeler.errors import LabelerError
+from labeler.models import Question
+from labeler.readers import (
+    bad_id_character,
+)
+
+MANIFEST = "manifest.json"
+QUESTIONS = "questions.jsonl"
+QRELS = "qrels.tsv"
+CHUNKS = "chunks.jsonl"
+CONTENT_FILES = (QUESTIONS, QRELS, CHUNKS)
+FORMAT_V1 = "labeler-testset/1"
+FORMAT = "labeler-testset/2"
+FORMATS = (FORMAT_V1, FORMAT)
+HASH_PREFIX = "sha256:"
+HASHED_FIELDS = ("format", "name", "chunking", "min_grade")
+
+VERSION_DIR = re.compile(r"v([1-9][0-9]*)")
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+
+QuestionEntry = Question  # the name round one gave a version's question
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkEntry:
+    id: str
+    text: str
+    doc_id: str | None = None
+    title: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Content:
+    """What a user evaluates against: questions, graded (question, chunk) pairs, chunk texts.
+
+    ``qrels`` maps a question id to {chunk id: grade}; unanswerable questions have none.
+    """
+
+    questions: Mapping[str, Question]
+    qrels: Mapping[str, Mapping[str, int]]
+    chunks: Mapping[str, ChunkEntry]
+
+    def qrels_lines(self) -> Iterator[tuple[str, str, int]]:
+        """(question, chunk, grade) in file order: by question id, then chunk id."""
+        for question_id in sorted(self.qrels):
+            for chunk_id, grade in sorted(self.qrels[question_id].items()):
+                yield question_id, chunk_id, grade
+
+    @property
+    def qrels_count(self) -> int:
+        return sum(len(judged) for judged in self.qrels.values())
+
+
+@dataclass(frozen=True, slots=True)
+class Version:
+    """A version folder, read and checked: its manifest and its content."""
+
+    path: Path
+    manifest: dict
+    content: Content = field(repr=False)
+
+    @property
+    def name(self) -> str:
+        return str(self.manifest["name"])
+
+    @property
+    def number(self) -> int:
+        return int(self.manifest["version"])
+
+    @property
+    def content_hash(self) -> str:
+        return str(self.manifest["content_hash"])
+
+    @property
+    def min_grade(self) -> int:
+        return int(self.manifest.get("min_grade", 1))
+
+
+# names and folders ---------------------------------------------------------------------------
+
+
+def check_name(name: str) -> str:
+    """A test-set name is a folder name: letters, digits, '.', '_' and '-', 1 to 100 of them
+    (the whole name: a trailing line break is not part of a name)."""
+    if not isinstance(name, str) or not NAME.fullmatch(name):
+        msg = (
+            f"a test-set name is 1 to 100 letters, digits, '.', '_' or '-' (not first), got"
+            f" {name!r}"
+        )
+        raise LabelerError(msg, field="name")
+    return name
+
+
+def version_number(folder: Path) -> int | None:
+    """N for a folder named ``v<N>``, else None."""
+    match = VERSION_DIR.fullmatch(folder.name)
+    return int(match.group(1)) if match else None
+
+
+def version_dirs(out: str | Path, name: str) -> list[tuple[int, Path]]:
+    """The version folders of a test set, (number, path) oldest first; others are ignored."""
+    folder = Path(out) / check_name(name)
+    if not folder.is_dir():
+        return []
+    found = []
+    for child in folder.iterdir():
+        number = version_number(child)
+        if number is not None and child.is_dir():
+            found.append((number, child))
+    return sorted(found)
+
+
+def version_folder(path: str | Path) -> Path:
+    """A version folder, or the latest version inside a test set's folder."""
+    path = Path(path)
+    if not path.exists():
+        raise LabelerError("no such folder", path=path)
+    if (path / MANIFEST).is_file() or not path.is_dir():
+        return path
+    versions = [
+        (number, child)
+        for child in path.iterdir()
+        if (number := version_number(child)) is not None and child.is_dir()
+    ]
+    if not versions:
+        raise LabelerError("not a test-set version folder (no manifest.json, no v<N>)", path=path)
+    return max(versions)[1]
+
+
+# the canonical form and the hash ---------------------------------------------------------------
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
+_RAW_SEPARATORS = re.compile("[\u2028\u2029\x85]")
+
+
+def _json_lines(records: Iterable[dict]) -> str:
+    """One JSON object per line, keys sorted, text readable (not \\u-escaped), except the three
+    line separators json leaves raw: escaped, so no reader splitting on Unicode line breaks can
+    cut a record in two. (They can only occur inside JSON strings, so one pass over the whole
+    text is enough.)"""
+    encode = _ENCODER.encode
+    text = "".join([encode(record) + "\n" for record in records])
+    if _RAW_SEPARATORS.search(text):
+        text = _RAW_SEPARATORS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return text
+
+
+def question_record(question: Question) -> dict:
+    return {
+        "id": question.id,
+        "question": question.text,
+        "reference_answer": question.reference_answer,
+        "tags": sorted(question.tags),
+        "unanswerable": question.unanswerable,
+    }
+
+
+def chunk_record(chunk: ChunkEntry) -> dict:
+    return {"id": chunk.id, "doc_id": chunk.doc_id, "title": chunk.title, "text": chunk.text}
+
+
+def check_trec_ids(values: Iterable[str], what: str) -> None:
+    """TREC files separate columns by whitespace: an id holding any cannot be written there
+    (the importers refuse such ids; this guards what the database already holds)."""
+    values = list(values)
+    # One scan over all the ids (joined by a character that is not whitespace) finds the rare
+    # bad one faster than a check per id.
+    joined = "\x01".join(values)
+    if "" in values or re.search(r"[\s\x00\x02-\x1f\x7f-\x9f]|(?:^|\x01)#", joined):
+        bad = next(v for v in values if bad_id_character(v) is not None)
+        msg = f"{what} id {bad!r} {bad_id_character(bad)}"
+        raise LabelerError(msg, field=f"{what}_id")
+
+
+def serialise(content: Content) -> dict[str, bytes]:
+    """The bytes of the three content files: one canonical form for one content."""
+    questions = _json_lines(
+        question_record(content.questions[q]) for q in sorted(content.questions)
+    )
+    qrels = "".join([f"{q}\t0\t{c}\t{g}\n" for q, c, g in content.qrels_lines()])
+    chunks = _json_lines(chunk_record(content.chunks[c]) for c in sorted(content.chunks))
+    return {
+        QUESTIONS: questions.encode("utf-8"),
+        QRELS: qrels.encode("utf-8"),
+        CHUNKS: chunks.encode("utf-8"),
+    }
+
+
+def file_digests(files: Mapping[str, bytes]) -> dict[str, dict]:
+    """Per-file sha256 and size, kept in the manifest so a check can say which file changed."""
+    return {
+        name: {"sha256": hashlib.sha256(files[name]).hexdigest(), "bytes": len(files[name])}
+        for name in CONTENT_FILES
+    }
+
+
+def hashed_fields(manifest: Mapping) -> dict:
+    """The manifest fields the content hash covers (a missing min_grade reads as 1)."""
+    return {
+        "format": manifest.get("format", FORMAT),
+        "name": manifest.get("name"),
+        "chunking": manifest.get("chunking"),
+        "min_grade": manifest.get("min_grade", 1),
+    }
+
+
+def content_hash_v1(files: Mapping[str, bytes]) -> str:
+    """``labeler-testset/1``: sha256 over, for each content file in order: its name, LF, its
+    length in bytes, LF, its bytes."""
+    digest = hashlib.sha256()
+    for name in CONTENT_FILES:
+        data = files[name]
+        digest.update(f"{name}\n{len(data)}\n".encode())
+        digest.update(data)
+    return HASH_PREFIX + digest.hexdigest()
+
+
+def content_hash(fields: Mapping, digests: Mapping[str, str]) -> str:
+    """``labeler-testset/2``: sha256 of the canonical JSON (sorted keys, no spaces) of the
+    ``HASHED_FIELDS`` and ``{"files": {name: sha256 of the file}}``."""
+    body = {
+        **{k: fields[k] for k in HASHED_FIELDS},
+        "files": {n: digests[n] for n in CONTENT_FILES},
+    }
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return HASH_PREFIX + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def hash_of(manifest: Mapping, files: Mapping[str, bytes]) -> str:
+    """The content hash the manifest should carry for ``files``, by the manifest's format."""
+    if manifest.get("format", FORMAT_V1) == FORMAT_V1:
+        return content_hash_v1(files)
+    digests = {n: hashlib.sha256(files[n]).hexdigest() for n in CONTENT_FILES}
+    return content_hash(hashed_fields(manifest), digests)
+
+
+def seal(manifest: Mapping, files: Mapping[str, bytes]) -> dict:
+    """``manifest`` (``format`` defaulting to the current one) with the files' digests and the
+    content hash filled in: what a version's manifest.json holds."""
+    sealed = {"format": FORMAT, **manifest, "files": file_digests(files)}
+    sealed["content_hash"] = hash_of(sealed, files)
+    return sealed
+
+
+def manifest_bytes(manifest: dict) -> bytes:
+    return (json.dumps(manifest, ensure_ascii=False, sort_keys=True, indent=2) + "\n").encode()
+
+
+__all__ = [
+    "CHUNKS",
+    "CONTENT_FILES",
+    "FORMAT",
+    "FORMATS",
+    "FORMAT_V1",
+    "HASHED_FIELDS",
+    "MANIFEST",
+    "NAME",
+    "QRELS",
+    "QUESTIONS",
+    "VERSION_DIR",
+    "ChunkEntry",
+    "Content",
+    "QuestionEntry",
+    "Version",
+    "check_name",
+    "check_trec_ids",
+    "content_hash",
+    "content_hash_v1",
+    "file_digests",
+    "hash_of",
+    "hashed_fields",
+    "manifest_bytes",
+    "seal",
+    "serialise",
+    "version_dirs",
+    "version_folder",
+    "version_number",
+]
