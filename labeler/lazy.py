@@ -17,11 +17,11 @@ from typing import Any
 
 
 def lazy_exports(
-    package: str, homes: Mapping[str, Iterable[str]], *, eager: Iterable[str] = ()
+    package: str, homes: Mapping[str, Iterable[str]]
 ) -> tuple[Callable[[str], Any], list[str]]:
     """``(__getattr__, __all__)`` for ``package``. ``homes`` maps a module of the package (its
-    name relative to it, ``"evaluation"``) to the names it exports; ``eager`` names the package
-    already holds (imported at the top of its ``__init__``), listed in ``__all__`` too."""
+    name relative to it, ``"evaluation"``) to the names it exports. A name may not be that of
+    a module of the package: importing the module would put the module in its place."""
     where: dict[str, str] = {}
     for module, names in homes.items():
         for name in names:
@@ -40,7 +40,7 @@ def lazy_exports(
         namespace[name] = value  # the next lookup is an ordinary one
         return value
 
-    return __getattr__, sorted({*where, *eager})
+    return __getattr__, sorted(where)
 
 
 __all__ = ["lazy_exports"]

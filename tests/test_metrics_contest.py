@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from labeler.errors import LabelerError
-from labeler.metrics.contest import build_contest, parse_contest_metric
-from labeler.metrics.types import Metric
+from labeler.metrics.contest import build_contest
+from labeler.metrics.registry import parse_label_next_metric
+from labeler.metrics.types import Metric, Options
 
 
 def slots(contest) -> list[tuple]:
@@ -54,7 +55,7 @@ def test_without_a_cutoff_the_whole_rankings_are_in_play_up_to_depth() -> None:
     run_a = {"q": ["a", "b", "c"]}
     run_b = {"q": ["c"]}
     assert build_contest({}, run_a, run_b, "mrr").size == 3
-    assert build_contest({}, run_a, run_b, "mrr", depth=1).size == 2
+    assert build_contest({}, run_a, run_b, "mrr", options=Options(depth=1)).size == 2
 
 
 def test_questions_default_to_the_labels_and_both_runs_and_can_be_chosen() -> None:
@@ -78,7 +79,7 @@ def test_an_unanswerable_question_has_no_unjudged_chunk() -> None:
     [("ndcg@10", Metric("ndcg", 10)), ("NDCG", Metric("ndcg")), ("map@5", Metric("map", 5))],
 )
 def test_metric_names(text, expected) -> None:
-    assert parse_contest_metric(text) == expected
+    assert parse_label_next_metric(text) == expected
 
 
 @pytest.mark.parametrize(
@@ -86,14 +87,14 @@ def test_metric_names(text, expected) -> None:
     [
         ("recall", "'recall' needs a cutoff, e.g. recall@10"),
         ("precision@", "give a cutoff after '@'"),
-        ("r_precision", "label next supports ndcg, ndcg@k, precision@k, recall@k, mrr"),
+        ("r_precision", "label next supports recall@k, precision@k, mrr, mrr@k, map, map@k, ndcg"),
         ("bleu@3", "unknown metric 'bleu@3'"),
         ("ndcg@0", "k must be a positive whole number"),
     ],
 )
 def test_metric_errors(text, message) -> None:
     with pytest.raises(LabelerError, match=message) as error:
-        parse_contest_metric(text)
+        parse_label_next_metric(text)
     assert error.value.field == "metric"
 
 

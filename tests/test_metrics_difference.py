@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from labeler.metrics import evaluate
 from labeler.metrics.contest import build_contest
 from labeler.metrics.difference import EXACT_AP_UNJUDGED, Frame, difference_of
+from labeler.metrics.types import Options
 
 CHUNKS = [f"c{i}" for i in range(6)]
 METRICS = ["ndcg@3", "ndcg", "precision@3", "recall@3", "mrr", "mrr@2", "map", "map@3"]
@@ -60,7 +61,9 @@ def brute_force(contest, qrels, run_a, run_b, metric, min_grade, gains):
 )
 def test_bounds_are_the_extremes_over_every_grading(case, metric, min_grade, gains) -> None:
     qrels, run_a, run_b = case
-    contest = build_contest(qrels, run_a, run_b, metric, min_grade=min_grade, gains=gains)
+    contest = build_contest(
+        qrels, run_a, run_b, metric, options=Options(min_grade=min_grade, gains=gains)
+    )
     frame = Frame.of(contest)
     difference = difference_of(contest)
     bounds = difference.bounds(frame)
@@ -84,7 +87,7 @@ def test_bounds_are_the_extremes_over_every_grading(case, metric, min_grade, gai
 @given(case=cases(), metric=st.sampled_from(METRICS), min_grade=st.sampled_from([1, 2]))
 def test_evaluate_agrees_with_the_engine_under_random_gradings(case, metric, min_grade) -> None:
     qrels, run_a, run_b = case
-    contest = build_contest(qrels, run_a, run_b, metric, min_grade=min_grade)
+    contest = build_contest(qrels, run_a, run_b, metric, options=Options(min_grade=min_grade))
     frame = Frame.of(contest)
     rng = np.random.default_rng(len(contest.questions) + contest.size)
     grading = np.where(contest.grade >= 0, contest.grade, rng.integers(0, 3, contest.size))
@@ -140,7 +143,7 @@ def long_cases(draw):
 )
 def test_average_precision_bound_is_sound_beyond_exact_enumeration(case, metric, min_grade) -> None:
     qrels, run_a, run_b = case
-    contest = build_contest(qrels, run_a, run_b, metric, min_grade=min_grade)
+    contest = build_contest(qrels, run_a, run_b, metric, options=Options(min_grade=min_grade))
     frame = Frame.of(contest)
     difference = difference_of(contest)
     bounds = difference.bounds(frame)

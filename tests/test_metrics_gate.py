@@ -15,9 +15,10 @@ from labeler.metrics.gate import (
     load_baseline,
     save_baseline,
 )
+from labeler.metrics.types import Options
 from tests.test_metrics_worked_examples import g_example
 
-OPTIONS = {"min_grade": 1, "order": "rank", "depth": None, "gains": "linear"}
+OPTIONS = Options()
 METRICS = "recall@3,mrr@3,precision@3"
 
 
@@ -73,7 +74,7 @@ def test_the_tolerance(tmp_path: Path) -> None:
 def test_other_options_cannot_be_compared(tmp_path: Path) -> None:
     baseline, qrels, runs = saved(tmp_path)
     with pytest.raises(LabelerError, match=r'field "min_grade": the baseline was computed with'):
-        check_gate(baseline, current(runs, qrels, "hybrid"), options={**OPTIONS, "min_grade": 2})
+        check_gate(baseline, current(runs, qrels, "hybrid"), options=Options(min_grade=2))
 
 
 def test_a_metric_the_evaluation_did_not_compute(tmp_path: Path) -> None:
@@ -120,4 +121,4 @@ def test_the_baseline_file_is_plain_json(tmp_path: Path) -> None:
     data = json.loads((tmp_path / "baseline.json").read_text(encoding="utf-8"))
     assert data["format"] == "labeler-baseline/1"
     assert data["runs"]["hybrid"]["metrics"]["recall@3"] == 1.0
-    assert data["options"] == OPTIONS
+    assert data["options"] == {"min_grade": 1, "order": "rank", "depth": None, "gains": "linear"}

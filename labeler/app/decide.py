@@ -19,7 +19,7 @@ from labeler.app.widgets import note
 from labeler.errors import LabelerError
 from labeler.grading.consensus import POLICIES
 from labeler.grading.decide import DECIDE, DEFAULT_POLICY, Comparison, DecisionQueue
-from labeler.metrics.contest import SPELLINGS
+from labeler.metrics.registry import label_next_spellings
 
 FAMILY = DECIDE.name  # the value of the page's "Queue" choice that turns this queue on
 QUEUE_KEY = "label_queue"
@@ -76,7 +76,10 @@ def sidebar_options(store, on_change) -> None:
     st.session_state.setdefault("label_decide_policy", DEFAULT_POLICY)
     left, right = st.columns(2)
     left.text_input(
-        "Metric", key="label_decide_metric", on_change=on_change, help=f"One of {SPELLINGS}."
+        "Metric",
+        key="label_decide_metric",
+        on_change=on_change,
+        help=f"One of {label_next_spellings()}.",
     )
     right.selectbox(
         "Disagreements",

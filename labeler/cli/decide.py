@@ -83,6 +83,7 @@ def next_command(
     Example:
         labeler next --run hybrid --run bm25 --metric ndcg@10 --budget 20
     """
+    from labeler.metrics.types import Options
     from labeler.sources import next_pairs
 
     if len(runs) != 2:
@@ -97,7 +98,7 @@ def next_command(
             chunking=chunking,
             confidence=confidence,
             budget=budget,
-            min_grade=min_grade,
+            options=Options(min_grade=min_grade),
         )
     if fmt == "json":
         echo_json(decision.as_dict())

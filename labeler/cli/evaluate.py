@@ -16,7 +16,7 @@ import click
 from labeler.cli.base import echo_json, main
 from labeler.errors import LabelerError
 from labeler.metrics.registry import DEFAULT_METRICS, metric_spellings
-from labeler.metrics.types import GAINS, ORDERS
+from labeler.metrics.types import GAINS, ORDERS, Options
 
 FORMATS = ("table", "json", "csv", "markdown")
 
@@ -188,7 +188,7 @@ def eval_command(
         loaded,
         metrics,
         ks=cutoffs,
-        options={"min_grade": min_grade, "order": order, "depth": depth, "gains": gains},
+        options=Options(min_grade=min_grade, order=order, depth=depth, gains=gains),
         baseline=baseline,
         save_to=save_baseline,
         tolerance=tolerance,

@@ -28,6 +28,7 @@ from labeler.metrics.decision import (
     check_confidence,
     decide,
 )
+from labeler.metrics.types import DEFAULT_OPTIONS, Options
 
 if TYPE_CHECKING:
     from labeler.metrics.tables import Run
@@ -59,8 +60,7 @@ def decide_runs(
     chunking: str | None = None,
     confidence: float = DEFAULT_CONFIDENCE,
     budget: int | None = DEFAULT_BUDGET,
-    min_grade: int = 1,
-    gains: str = "linear",
+    options: Options = DEFAULT_OPTIONS,
     seed: int = DEFAULT_SEED,
     runs: Callable[[str], Run] | None = None,
 ) -> Decision:
@@ -87,8 +87,7 @@ def decide_runs(
         unanswerable=labels.unanswerable,
         confidence=confidence,
         budget=budget,
-        min_grade=min_grade,
-        gains=gains,  # type: ignore[arg-type]
+        options=options,
         seed=seed,
     )
 

@@ -7,48 +7,27 @@ registry (``labeler --help``) does not load the store or rapidfuzz.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from labeler.lazy import lazy_exports
 
-from labeler.importers.registry import (
-    IMPORT_KINDS,
-    ImportKind,
-    ImportOption,
-    ImportOutcome,
-    formats_table_markdown,
-    get_kind,
-    run_import,
+__getattr__, __all__ = lazy_exports(
+    __name__,
+    {
+        "beir": ("import_beir",),
+        "corpus": ("import_chunks", "import_documents"),
+        "deepeval": ("import_deepeval",),
+        "qrels": ("import_qrels", "parse_grade_map"),
+        "questions": ("import_questions",),
+        "ragas": ("import_ragas",),
+        "runs": ("import_run",),
+        "testset": ("import_testset",),
+        "registry": (
+            "IMPORT_KINDS",
+            "ImportKind",
+            "ImportOption",
+            "ImportOutcome",
+            "formats_table_markdown",
+            "get_kind",
+            "run_import",
+        ),
+    },
 )
-
-_HOMES = {
-    "import_beir": "beir",
-    "import_chunks": "corpus",
-    "import_documents": "corpus",
-    "import_deepeval": "deepeval",
-    "import_qrels": "qrels",
-    "parse_grade_map": "qrels",
-    "import_questions": "questions",
-    "import_ragas": "ragas",
-    "import_run": "runs",
-    "import_testset": "testset",
-}
-
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        msg = f"module 'labeler.importers' has no attribute {name!r}"
-        raise AttributeError(msg)
-    return getattr(importlib.import_module(f"labeler.importers.{home}"), name)
-
-
-__all__ = [
-    "IMPORT_KINDS",
-    "ImportKind",
-    "ImportOption",
-    "ImportOutcome",
-    "formats_table_markdown",
-    "get_kind",
-    "run_import",
-    *sorted(_HOMES),
-]

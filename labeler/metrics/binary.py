@@ -104,6 +104,7 @@ DEFINITIONS = (
         reference=recall_reference,
         vectorised=lambda b, k: b.ratio(b.relevant_in_top(k), b.num_relevant),
         trec_eval_cut="recall_{k}",
+        label_next="Recall",
     ),
     MetricDef(
         name="precision",
@@ -115,6 +116,7 @@ DEFINITIONS = (
         reference=precision_reference,
         vectorised=lambda b, k: b.relevant_in_top(k) / k,
         trec_eval_cut="P_{k}",
+        label_next="Precision",
     ),
     MetricDef(
         name="mrr",
@@ -127,6 +129,7 @@ DEFINITIONS = (
         vectorised=lambda b, k: b.reciprocal_rank(k),
         trec_eval="recip_rank",
         note="trec_eval has no cutoff for recip_rank; mrr@k is 0 past rank k.",
+        label_next="ReciprocalRank",
     ),
     MetricDef(
         name="map",
@@ -142,6 +145,7 @@ DEFINITIONS = (
         vectorised=lambda b, k: b.ratio(b.precision_sum(k), b.num_relevant),
         trec_eval="map",
         trec_eval_cut="map_cut_{k}",
+        label_next="AveragePrecision",
     ),
     MetricDef(
         name="r_precision",

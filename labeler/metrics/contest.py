@@ -26,40 +26,12 @@ import numpy as np
 from labeler.errors import LabelerError
 from labeler.metrics.evaluation import ranked_rows
 from labeler.metrics.keys import HashCollision, key_bits, match, sorted_keys
-from labeler.metrics.registry import REGISTRY, parse_k
+from labeler.metrics.registry import parse_label_next_metric
 from labeler.metrics.strings import Strings, hash64
 from labeler.metrics.tables import Qrels, Run, as_qrels, as_run
-from labeler.metrics.types import Gains, Metric, Options, Order
+from labeler.metrics.types import DEFAULT_OPTIONS, Metric, Options
 
-# The metrics label-next can bound and model (each has an entry in ``labeler.metrics.difference``).
-SUPPORTED = ("ndcg", "precision", "recall", "mrr", "map")
 GRADES = (0, 1, 2)
-
-
-SPELLINGS = "ndcg, ndcg@k, precision@k, recall@k, mrr, mrr@k, map, map@k"
-
-
-def parse_contest_metric(text: str | Metric) -> Metric:
-    """``ndcg@10`` -> Metric("ndcg", 10); a metric that needs a cutoff must be given one."""
-    if isinstance(text, Metric):
-        name, cutoff, written = text.name, text.k, str(text)
-    else:
-        written = text.strip()
-        name, at, raw = written.lower().partition("@")
-        if name not in REGISTRY:
-            msg = f"unknown metric {written!r}; label next supports {SPELLINGS}"
-            raise LabelerError(msg, field="metric")
-        if at and not raw:
-            msg = f"{written!r}: give a cutoff after '@', e.g. {name}@10"
-            raise LabelerError(msg, field="metric")
-        cutoff = parse_k(raw, field="metric") if at else None
-    if name not in SUPPORTED:
-        msg = f"label next supports {SPELLINGS}; {written!r} is not one of them"
-        raise LabelerError(msg, field="metric")
-    if cutoff is None and REGISTRY[name].k == "required":
-        msg = f"{written!r} needs a cutoff, e.g. {name}@10"
-        raise LabelerError(msg, field="metric")
-    return Metric(name, cutoff)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -266,10 +238,7 @@ def build_contest(
     *,
     questions: Iterable[str] | None = None,
     unanswerable: Iterable[str] = (),
-    min_grade: int = 1,
-    order: Order = "rank",
-    depth: int | None = None,
-    gains: Gains = "linear",
+    options: Options = DEFAULT_OPTIONS,
 ) -> Contest:
     """The pool of ``run_a`` and ``run_b`` for ``metric``, with what the labels say of it.
 
@@ -278,10 +247,9 @@ def build_contest(
     marked as having no relevant chunk (besides those the qrels mark), so every chunk of theirs
     is known not to be relevant.
     """
-    parsed = parse_contest_metric(metric)
-    options = Options(min_grade=min_grade, order=order, depth=depth, gains=gains)
+    parsed = parse_label_next_metric(metric)
     if options.min_grade not in (1, 2):
-        raise LabelerError(f"expected 1 or 2, got {min_grade!r}", field="min-grade")
+        raise LabelerError(f"expected 1 or 2, got {options.min_grade!r}", field="min-grade")
     qrels, run_a, run_b = as_qrels(qrels), as_run(run_a, name="A"), as_run(run_b, name="B")
     _check_grades(qrels)
     wanted = list(dict.fromkeys(questions)) if questions is not None else None
@@ -428,4 +396,4 @@ def _observations(
     )
 
 
-__all__ = ["GRADES", "SUPPORTED", "Contest", "build_contest", "parse_contest_metric"]
+__all__ = ["GRADES", "Contest", "build_contest"]

@@ -32,7 +32,7 @@ from labeler.metrics.contest import Contest, build_contest
 from labeler.metrics.difference import RELEVANT, Bounds, Difference, Frame, difference_of
 from labeler.metrics.relevance_model import RelevanceModel, cell
 from labeler.metrics.tables import Run, as_run
-from labeler.metrics.types import Gains, Metric, Order
+from labeler.metrics.types import DEFAULT_OPTIONS, Metric, Options
 
 DEFAULT_CONFIDENCE = 0.95
 DEFAULT_BUDGET = 20
@@ -472,10 +472,7 @@ def decide(
     budget: int | None = DEFAULT_BUDGET,
     worlds: int = DEFAULT_WORLDS,
     seed: int = DEFAULT_SEED,
-    min_grade: int = 1,
-    order: Order = "rank",
-    depth: int | None = None,
-    gains: Gains = "linear",
+    options: Options = DEFAULT_OPTIONS,
 ) -> Decision:
     """Is A better than B on ``metric`` with these labels, proven or likely, and which
     ``budget`` pairs to label next (None: all of them, in order). See the module docstring.
@@ -496,10 +493,7 @@ def decide(
         metric,
         questions=questions,
         unanswerable=unanswerable,
-        min_grade=min_grade,
-        order=order,
-        depth=depth,
-        gains=gains,
+        options=options,
     )
     return decide_contest(contest, confidence=confidence, budget=budget, worlds=worlds, seed=seed)
 

@@ -20,12 +20,12 @@ does from ``evaluate``'s averages; one whose unjudged slots might all be irrelev
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from labeler.metrics.contest import Contest
+from labeler.metrics.registry import definition_of
 
 EXACT_AP_UNJUDGED = 8  # 2**8 gradings per question: cheap enough to try them all
 BIG = np.iinfo(np.int32).max
@@ -708,21 +708,19 @@ def _enumerate(metric: Difference, frame: Frame, questions: np.ndarray) -> Bound
     )
 
 
-DIFFERENCES: dict[str, Callable[[], Difference]] = {
-    "precision": Precision,
-    "recall": Recall,
-    "ndcg": Ndcg,
-    "mrr": ReciprocalRank,
-    "map": AveragePrecision,
-}
-
-
 def difference_of(contest: Contest) -> Difference:
-    return DIFFERENCES[contest.metric.name]()
+    """The bounds of the contest's metric: the ``Difference`` its definition names
+    (``MetricDef.label_next``)."""
+    name = definition_of(contest.metric).label_next
+    found = globals().get(name or "")
+    if not (isinstance(found, type) and issubclass(found, Difference)):
+        # parse_label_next_metric refuses such a metric before a contest is built
+        msg = f"label next does not support {contest.metric} (label_next={name!r})"
+        raise ValueError(msg)
+    return found()
 
 
 __all__ = [
-    "DIFFERENCES",
     "EXACT_AP_UNJUDGED",
     "Bounds",
     "Difference",

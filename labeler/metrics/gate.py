@@ -33,7 +33,7 @@ from labeler.errors import LabelerError
 from labeler.metrics.registry import DEFAULT_KS, parse_metrics
 from labeler.metrics.report import Report, build_report
 from labeler.metrics.tables import Qrels, Run
-from labeler.metrics.types import Metric
+from labeler.metrics.types import DEFAULT_OPTIONS, Metric, Options
 from labeler.readers import json_file
 
 FORMAT = "labeler-baseline/1"
@@ -112,13 +112,18 @@ class GateResult:
 
 def baseline_payload(
     runs: Mapping[str, Mapping[str, Any]],
-    options: Mapping[str, Any],
+    options: Options,
     testset: Mapping[str, Any] | None = None,
+    *,
+    metrics: Sequence[str] | None = None,
 ) -> dict[str, Any]:
+    """A baseline file's content: the runs' figures, and the options (and metrics, when given)
+    they were computed with."""
+    used = options.as_dict() | ({"metrics": list(metrics)} if metrics is not None else {})
     return {
         "format": FORMAT,
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
-        "options": dict(options),
+        "options": used,
         "testset": dict(testset) if testset else None,
         "runs": {name: dict(figures) for name, figures in runs.items()},
     }
@@ -158,13 +163,14 @@ def load_baseline(path: str | Path) -> Baseline:
     return Baseline(str(path), options, runs, data.get("testset"))
 
 
-def check_options(baseline: Baseline, options: Mapping[str, Any]) -> None:
+def check_options(baseline: Baseline, options: Options) -> None:
     """Raise unless the evaluation reads runs and labels as the baseline did."""
+    used = options.as_dict()
     for key, value in baseline.options.items():
-        if key in options and key != "metrics" and options[key] != value:
+        if key in used and used[key] != value:
             msg = (
                 f"the baseline was computed with {key} = {value!r}, this evaluation uses"
-                f" {options[key]!r}: evaluate with the same options or save a new baseline"
+                f" {used[key]!r}: evaluate with the same options or save a new baseline"
             )
             raise LabelerError(msg, path=baseline.path, field=key)
 
@@ -173,7 +179,7 @@ def check_gate(
     baseline: Baseline,
     current: Mapping[str, Mapping[str, float | None]],
     *,
-    options: Mapping[str, Any],
+    options: Options,
     tolerance: float = DEFAULT_TOLERANCE,
     testset: Mapping[str, Any] | None = None,
 ) -> GateResult:
@@ -237,7 +243,7 @@ def evaluate_gated(
     metrics: str | Sequence[str | Metric],
     *,
     ks: Sequence[int] | str = DEFAULT_KS,
-    options: Mapping[str, Any],
+    options: Options = DEFAULT_OPTIONS,
     baseline: str | Path | None = None,
     save_to: str | Path | None = None,
     tolerance: float = DEFAULT_TOLERANCE,
@@ -262,7 +268,9 @@ def evaluate_gated(
         saved = load_baseline(baseline)
         check_options(saved, options)
         wanted += [m for m in gate_metrics(saved) if m not in wanted]
-    report = build_report(qrels, runs, wanted, ks=ks, **options, testset=testset, **report_options)
+    report = build_report(
+        qrels, runs, wanted, ks=ks, options=options, testset=testset, **report_options
+    )
     if saved is None and not save_to:
         return report
     identity = testset or (file_identity(qrels_path) if qrels_path is not None else None)
@@ -271,8 +279,8 @@ def evaluate_gated(
         verdict = check_gate(saved, means, options=options, tolerance=tolerance, testset=identity)
         report = report.with_gate(verdict)
     if save_to:
-        used = {**options, "metrics": list(report.metrics)}
-        save_baseline(save_to, baseline_payload(report.figures(), used, identity))
+        payload = baseline_payload(report.figures(), options, identity, metrics=report.metrics)
+        save_baseline(save_to, payload)
     return report
 
 

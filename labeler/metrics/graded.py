@@ -43,6 +43,7 @@ DEFINITIONS = (
         vectorised=lambda b, k: b.ratio(b.dcg(k), b.ideal_dcg(k)),
         trec_eval="ndcg",
         trec_eval_cut="ndcg_cut_{k}",
+        label_next="Ndcg",
     ),
 )
 

@@ -17,7 +17,7 @@ from labeler.metrics.types import Metric, MetricDef
 
 REGISTRY: dict[str, MetricDef] = {}
 
-DEFAULT_METRICS = "hit_rate@k,recall@k,precision@k,mrr@k,ndcg@k,judged@k"
+DEFAULT_METRICS = "ndcg@k,recall@k,precision@k,mrr@k,hit_rate@k,judged@k"
 DEFAULT_KS: tuple[int, ...] = (10,)
 
 
@@ -38,21 +38,44 @@ for _definition in (
     register(_definition)
 
 
-def get(name: str, *, written: str | None = None) -> MetricDef:
+def get(name: str, *, written: str | None = None, field: str = "metrics") -> MetricDef:
     """The definition of ``name``; the error for an unknown one quotes what the user wrote
     (``written``) and lists every valid name."""
     try:
         return REGISTRY[name]
     except KeyError:
         shown = written if written is not None else name
-        raise LabelerError(
-            f"unknown metric {shown!r}; valid metrics: {metric_spellings()}", field="metrics"
-        ) from None
+        valid = (
+            f"label next supports {label_next_spellings()}"
+            if field == "metric"
+            else f"valid metrics: {metric_spellings()}"
+        )
+        raise LabelerError(f"unknown metric {shown!r}; {valid}", field=field) from None
 
 
 def metric_spellings() -> str:
     """``hit_rate@k, recall@k, ..., ndcg, ndcg@k, ...``: what a user may write."""
     return ", ".join(d.spelling for d in REGISTRY.values())
+
+
+def label_next_metrics() -> tuple[MetricDef, ...]:
+    """The metrics label next can decide a comparison on (``MetricDef.label_next``)."""
+    return tuple(d for d in REGISTRY.values() if d.label_next is not None)
+
+
+def label_next_spellings() -> str:
+    """``recall@k, precision@k, mrr, mrr@k, ...``: what ``labeler next --metric`` takes."""
+    return ", ".join(d.spelling for d in label_next_metrics())
+
+
+def _split(text: str, *, field: str) -> tuple[MetricDef, str, str | None]:
+    """(definition, what the user wrote, cutoff text or None) of one name: ``ndcg@10``."""
+    written = text.strip()
+    name, at, cutoff = written.lower().partition("@")
+    definition = get(name, written=written, field=field)
+    if at and not cutoff:
+        raise LabelerError(f"{text!r}: give a cutoff after '@', e.g. {name}@10", field=field)
+    return definition, written, cutoff if at else None
 
 
 def parse_k(text: str | int, *, field: str = "k") -> int:
@@ -81,20 +104,35 @@ def parse_metric(text: str | Metric, ks: Sequence[int] = DEFAULT_KS) -> tuple[Me
     if isinstance(text, Metric):
         get(text.name)
         return (text,)
-    raw = text.strip().lower()
-    name, at, cutoff = raw.partition("@")
-    definition = get(name, written=text.strip())
-    if at and not cutoff:
-        raise LabelerError(f"{text!r}: give a cutoff after '@', e.g. {name}@10", field="metrics")
+    definition, _, cutoff = _split(text, field="metrics")
+    name = definition.name
     if definition.k == "none":
-        if at:
+        if cutoff is not None:
             raise LabelerError(f"{text!r}: {name} takes no cutoff", field="metrics")
         return (Metric(name),)
-    if cutoff == "k" or (not at and definition.k == "required"):
+    if cutoff == "k" or (cutoff is None and definition.k == "required"):
         return tuple(Metric(name, k) for k in ks)
-    if not at:
+    if cutoff is None:
         return (Metric(name),)
     return (Metric(name, parse_k(cutoff, field="metrics")),)
+
+
+def parse_label_next_metric(text: str | Metric) -> Metric:
+    """One metric label next decides on, as a user writes it (``ndcg@10``, ``mrr``): by the
+    grammar of ``parse_metric``, one cutoff (no ``@k``), and a metric that declares
+    ``label_next``; a metric that needs a cutoff must be given one."""
+    field = "metric"
+    if isinstance(text, Metric):
+        definition, written, cutoff = get(text.name, field=field), str(text), text.k
+    else:
+        definition, written, raw = _split(text, field=field)
+        cutoff = None if raw is None else parse_k(raw, field=field)
+    if definition.label_next is None:
+        msg = f"label next supports {label_next_spellings()}; {written!r} is not one of them"
+        raise LabelerError(msg, field=field)
+    if cutoff is None and definition.k == "required":
+        raise LabelerError(f"{written!r} needs a cutoff, e.g. {definition.name}@10", field=field)
+    return Metric(definition.name, cutoff)
 
 
 def parse_metrics(
@@ -163,10 +201,13 @@ __all__ = [
     "REGISTRY",
     "definition_of",
     "get",
+    "label_next_metrics",
+    "label_next_spellings",
     "metric_spellings",
     "metrics_table_markdown",
     "parse_k",
     "parse_ks",
+    "parse_label_next_metric",
     "parse_metric",
     "parse_metrics",
     "register",

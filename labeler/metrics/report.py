@@ -17,7 +17,7 @@ from labeler.metrics.comparison import DEFAULT_RESAMPLES, DEFAULT_SEED, Comparis
 from labeler.metrics.evaluation import RunResult, evaluate
 from labeler.metrics.registry import DEFAULT_KS, parse_metrics
 from labeler.metrics.tables import Qrels, Run
-from labeler.metrics.types import Gains, Metric, Options, Order
+from labeler.metrics.types import DEFAULT_OPTIONS, Metric, Options
 from labeler.spreadsheet import escape_cell
 
 if TYPE_CHECKING:  # the gate builds reports: it imports this module, not the other way
@@ -172,10 +172,7 @@ def build_report(
     metrics: str | Sequence[str | Metric] | None = None,
     *,
     ks: Sequence[int] | str = DEFAULT_KS,
-    min_grade: int = 1,
-    order: Order = "rank",
-    depth: int | None = None,
-    gains: Gains = "linear",
+    options: Options = DEFAULT_OPTIONS,
     baseline_run: str | None = None,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
@@ -194,7 +191,6 @@ def build_report(
         msg = f"no run named {baseline_run!r}; runs: {', '.join(names)}"
         raise LabelerError(msg, field="baseline-run")
     parsed = parse_metrics(metrics, ks)
-    options = Options(min_grade=min_grade, order=order, depth=depth, gains=gains)
     results = tuple(evaluate(qrels, run, parsed, **options.as_dict()) for run in runs)
     base_name = baseline_run or names[0]
     base = results[names.index(base_name)]
@@ -210,7 +206,7 @@ def build_report(
         testset=testset,
         resamples=resamples,
         seed=seed,
-        warnings=tuple(_warnings(results, min_grade)),
+        warnings=tuple(_warnings(results, options.min_grade)),
     )
 
 

@@ -84,6 +84,11 @@ class Options:
         }
 
 
+DEFAULT_OPTIONS = Options()
+"""Every option at its default: relevant from grade 1, runs in their own order, every result,
+linear gains."""
+
+
 @dataclass(frozen=True, slots=True)
 class QuestionInput:
     """One question as the reference formulas see it.
@@ -122,6 +127,8 @@ class MetricDef:
     ``reference`` is the definition in plain Python over one question (the formula the docs
     state); ``vectorised`` computes the same over every question at once from a ``Batch``'s
     primitives (see ``labeler.metrics.batch``). Tests hold the two to each other and to trec_eval.
+    ``label_next`` declares that label next supports it: its parser, ``labeler next --help``, the
+    README and the Results page's choices all read that.
     """
 
     name: str
@@ -135,6 +142,10 @@ class MetricDef:
     trec_eval: str | None = None
     trec_eval_cut: str | None = None
     note: str = ""
+    # Label next (``labeler next``, the "decide A vs B" queue) can decide a comparison on this
+    # metric: the name of the ``Difference`` in ``labeler.metrics.difference`` that bounds A - B
+    # on it. None: label next does not support it.
+    label_next: str | None = None
 
     @property
     def spelling(self) -> str:
@@ -147,6 +158,7 @@ class MetricDef:
 
 
 __all__ = [
+    "DEFAULT_OPTIONS",
     "GAINS",
     "ORDERS",
     "Gains",

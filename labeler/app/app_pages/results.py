@@ -24,8 +24,8 @@ from labeler.grading.consensus import POLICIES
 from labeler.grading.current import current_labels, stored_run
 from labeler.metrics import evaluate
 from labeler.metrics.comparison import compare
-from labeler.metrics.contest import SUPPORTED
-from labeler.metrics.registry import REGISTRY
+from labeler.metrics.registry import DEFAULT_METRICS as ENGINE_DEFAULT_METRICS
+from labeler.metrics.registry import REGISTRY, label_next_metrics, parse_metrics
 from labeler.metrics.summary import (
     PAGE_RESAMPLES,
     coverage,
@@ -44,8 +44,9 @@ OUT = exports_dir(db_path())
 GRADING = str(PAGES_DIR / "label.py")
 CURRENT = "current"
 NEXT_PAIRS = 10  # the most decisive pairs shown
-METRIC_NAMES = [name for name in REGISTRY if name != "judged"]
-DEFAULT_METRICS = ["ndcg", "recall", "precision", "mrr"]
+METRIC_NAMES = [name for name in REGISTRY if name != "judged"]  # judged@k has its own section
+# labeler eval's defaults, led by nDCG: the pair compared by default is the best two on it.
+DEFAULT_METRICS = [m.name for m in parse_metrics(ENGINE_DEFAULT_METRICS) if m.name in METRIC_NAMES]
 CUTOFFS = [1, 3, 5, 10, 20, 50, 100]
 
 
@@ -342,10 +343,12 @@ def label_next(a, b, metrics: list[str], policy: str | None) -> None:
     from labeler.grading.decide import DEFAULT_POLICY, Comparison
 
     st.subheader("Label next")
-    choices = [m for m in metrics if m.split("@")[0] in SUPPORTED]
+    decidable = {d.name for d in label_next_metrics()}
+    choices = [m for m in metrics if m.split("@")[0] in decidable]
     imported = set(store.runs.names())
     if not choices or a.run not in imported or b.run not in imported:
-        st.caption("Label next works on imported runs with nDCG, precision, recall, MRR or MAP.")
+        titles = ", ".join(d.title for d in label_next_metrics())
+        st.caption(f"Label next works on imported runs with one of: {titles}.")
         return
     metric = st.selectbox("Decide on", choices, key="results_decide_metric")
     comparison = Comparison(a.run, b.run, metric, policy or DEFAULT_POLICY)
