@@ -1,5 +1,5 @@
 """The schema, as numbered migrations: every change to it is a new function at the bottom, named
-one number past the last (``0009_...``).
+with a number past the last (``0009_...``).
 
 Applied by ``Store`` when it opens a database, so an old file is brought up to date in place. They
 are defined, and so applied, in number order (``tests/test_store_facets.py`` holds it); which ones
