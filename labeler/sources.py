@@ -4,11 +4,14 @@ the project's store (``labeler.grading.current``), a test-set version, a file.
 - ``version_labels``: the qrels of an exported version (checked against its manifest).
 - ``checked_run``, ``resolve_run``: a run file read for evaluation and checked exactly as an
   import checks it, without storing it; ``--run X``: an imported run, else a file.
+- ``compare_versions``: the same runs scored on two versions of a test set.
 - ``next_pairs``: ``labeler next`` on runs given by name or file.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,9 +22,12 @@ from labeler.grading.decide import decide_runs
 # A run file, checked as ``labeler import run`` checks it, read without storing it: the
 # importer's own reader under the name this module's callers use.
 from labeler.importers.runs import read_checked_run as checked_run
+from labeler.metrics.summary import QuestionShift, VersionShift, question_shifts, version_shift
+from labeler.versions.diff import diff_versions
 
 if TYPE_CHECKING:
     from labeler.metrics.decision import Decision
+    from labeler.metrics.evaluation import RunResult
     from labeler.metrics.tables import Run
     from labeler.store import Store
 
@@ -52,6 +58,53 @@ def resolve_run(store: Store, spec: str, *, chunking: str | None = None) -> Run:
     raise LabelerError(msg, field="run")
 
 
+@dataclass(frozen=True, slots=True)
+class VersionComparison:
+    """The same runs scored on two versions of a test set: every figure that moves, moves
+    because the labels changed (the Results page's "between versions")."""
+
+    older: int
+    newer: int
+    before: tuple[RunResult, ...]
+    after: tuple[RunResult, ...]
+    shifts: tuple[VersionShift, ...]
+    changes: dict[str, int]
+
+    def sentence(self) -> str:
+        c = self.changes
+        return (
+            f"From v{self.older} to v{self.newer}: {c['questions_added']} questions added,"
+            f" {c['questions_removed']} removed; {c['labels_added']} labels added,"
+            f" {c['labels_removed']} removed, {c['labels_regraded']} regraded."
+            " The runs are the same: every change below comes from the labels."
+        )
+
+    def questions(self, run: str, metric: str) -> tuple[QuestionShift, ...]:
+        """The questions whose ``metric`` moved for ``run``, largest moves first."""
+        at = [r.run for r in self.before].index(run)
+        return question_shifts(self.before[at], self.after[at], metric)
+
+
+def compare_versions(
+    runs: Sequence[Run], metrics: Sequence[str], older: str | Path, newer: str | Path
+) -> VersionComparison:
+    """``runs`` on the versions at ``older`` and ``newer`` (folders, both checked against
+    their hashes), on ``metrics``, with what changed between the two."""
+    from labeler.metrics.evaluation import evaluate
+
+    old, new = version_labels(older), version_labels(newer)
+    before = tuple(evaluate(old.qrels, run, metrics) for run in runs)
+    after = tuple(evaluate(new.qrels, run, metrics) for run in runs)
+    return VersionComparison(
+        older=int(old.testset["version"]),
+        newer=int(new.testset["version"]),
+        before=before,
+        after=after,
+        shifts=version_shift(before, after, metrics),
+        changes=diff_versions(older, newer).summary(),
+    )
+
+
 def next_pairs(
     store: Store,
     run_a: str,
@@ -76,4 +129,11 @@ def next_pairs(
     )
 
 
-__all__ = ["checked_run", "next_pairs", "resolve_run", "version_labels"]
+__all__ = [
+    "VersionComparison",
+    "checked_run",
+    "compare_versions",
+    "next_pairs",
+    "resolve_run",
+    "version_labels",
+]

@@ -3,7 +3,6 @@ store afterwards."""
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 
 import pytest
@@ -12,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 from labeler.remap import remap
 from labeler.remap.review import queue
 from labeler.store import Store
+from tests.conftest import captions, notes
 from tests.remap_helpers import BOTH, P_GIFT, P_OPENED, P_UNOPENED, grade, setup
 
 PAGE = str(Path(__file__).resolve().parents[1] / "labeler" / "app" / "app_pages" / "remap.py")
@@ -39,18 +39,7 @@ def html_text(at: AppTest) -> str:
 
 def position(at: AppTest) -> str:
     """The caption naming the proposal on screen (escaped HTML: it holds ids)."""
-    for element in at.html:
-        if 'class="rm-caption"' in element.proto.body and "Proposal" in element.proto.body:
-            return html.unescape(element.proto.body.split(">", 1)[1].rsplit("<", 1)[0])
-    return ""
-
-
-def notes(at: AppTest) -> list[str]:
-    return [
-        html.unescape(e.proto.body.split(">", 1)[1].rsplit("<", 1)[0])
-        for e in at.html
-        if 'class="rm-note' in e.proto.body
-    ]
+    return next((text for text in captions(at) if text.startswith("Proposal")), "")
 
 
 def test_without_a_remap_the_page_says_how_to_make_one(store: Store, monkeypatch) -> None:

@@ -10,7 +10,7 @@ from labeler import review
 from labeler.app.pages import PAGES_DIR
 from labeler.importers import import_questions
 from labeler.store import Store
-from tests.conftest import write_jsonl
+from tests.conftest import notes, write_jsonl
 
 APP = str(Path(__file__).resolve().parents[1] / "labeler" / "app" / "streamlit_app.py")
 PAGE = str(PAGES_DIR / "review.py")
@@ -149,7 +149,7 @@ def test_an_edit_that_empties_the_question_changes_nothing(app: AppTest, db: Sto
     app.button(key="FormSubmitter:review_edit_form-Save edit").click().run()
     assert db.questions.get("g2").text == "Which field gives the next page of orders?"
     assert db.reviews.history("g2") == []
-    assert "The question cannot be empty" in html_text(app)
+    assert notes(app, "error") == ['field "text": the question cannot be empty']
 
 
 def test_undo_reverts_my_last_decision(app: AppTest, db: Store) -> None:

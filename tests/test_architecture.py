@@ -221,3 +221,32 @@ def test_no_loop_of_modules() -> None:
     known = {module_name(p) for p in MODULES}
     graph = {k: {t for t in v if t in known} for k, v in graph.items()}
     assert cycles(graph) == []
+
+
+# the faces ---------------------------------------------------------------------------------------
+
+APP_PAGES = sorted((PACKAGE / "app" / "app_pages").glob("[!_]*.py"))
+
+
+@pytest.mark.parametrize("path", APP_PAGES, ids=lambda p: p.name)
+def test_a_page_reads_calls_and_renders(path: Path) -> None:
+    """Under 400 lines; no CSS of its own (``app/style.css``); user errors through the one
+    wrapper (``app/state.py``), not a page's own; no private session key of another module."""
+    source = path.read_text(encoding="utf-8")
+    assert len(source.splitlines()) <= 400
+    assert "<style" not in source
+    assert "except LabelerError" not in source
+    assert 'session_state["_' not in source
+
+
+@pytest.mark.parametrize("path", APP_PAGES, ids=lambda p: p.name)
+def test_a_keyboard_page_draws_its_keys_with_the_one_toolbar(path: Path) -> None:
+    """A page that answers keys draws them with ``widgets.toolbar`` and lists them with
+    ``widgets.keys_legend`` (panels of one mode, such as the reasons to reject, may add
+    their own keys)."""
+    source = path.read_text(encoding="utf-8")
+    if "shortcut" not in source and "Key(" not in source:
+        return
+    assert "toolbar(" in source
+    assert "keys_legend(" in source
+    assert "lbl-keys" not in source

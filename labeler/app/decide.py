@@ -1,9 +1,10 @@
 """What the grading page shows of the queue "decide A vs B": the sidebar's choice, the deep
-link, the status line, the mark on a deciding chunk's card, and the way back once proven.
+link, which queue the page walks (``settle``), the status line, the mark on a deciding chunk's
+card, and the way back once proven.
 
-The queue itself is the grading loop's (``labeler.deciding`` registers the ``decide`` family
-of ``labeler.labeling`` queues): next and previous question, the cursor's preference for the
-marked chunks and the pool worker's follow-ahead all go through ``labeling``; nothing here
+The queue itself is the grading loop's (the ``decide`` family of ``labeler.grading.queues``,
+made in ``labeler.grading.decide``): next and previous question, the cursor's preference for the
+marked chunks and the pool worker's follow-ahead all go through ``labeler.grading``; nothing here
 decides which question or chunk comes next. The Results page links here with
 ``?decide=A,B,METRIC&policy=POLICY``, which is also a link a reviewer can keep: the page keeps
 it in the URL while the queue is on.
@@ -12,19 +13,42 @@ it in the URL while the queue is on.
 from __future__ import annotations
 
 import html
+import time
 
+import pandas as pd
 import streamlit as st
 
+from labeler.app.pages import PAGES_DIR
+from labeler.app.state import say, store_fragment, user_errors
 from labeler.app.widgets import note
 from labeler.errors import LabelerError
+from labeler.grading import queues
 from labeler.grading.consensus import POLICIES
 from labeler.grading.decide import DECIDE, DEFAULT_POLICY, Comparison, DecisionQueue
-from labeler.metrics.registry import label_next_spellings
+from labeler.grading.queue import Queue
+from labeler.metrics.registry import label_next_metrics, label_next_spellings
 
 FAMILY = DECIDE.name  # the value of the page's "Queue" choice that turns this queue on
+STATUS = "label_status"  # the status line's fragment
+STATUS_YIELD_S = 0.03  # see status_line()
+RESULTS_PAIRS = 10  # the most decisive pairs the Results page lists
 QUEUE_KEY = "label_queue"
 DEFAULT_METRIC = "ndcg@10"
 _CHOICE_KEYS = ("label_decide_a", "label_decide_b", "label_decide_metric", "label_decide_policy")
+
+
+def queue_chosen() -> None:
+    """A callback: another comparison to decide opens at the top of its queue (where the
+    next-question rule starts); any other queue keeps the question."""
+    if st.session_state.get(QUEUE_KEY) == FAMILY:
+        st.query_params.pop("question", None)
+        st.session_state.pop("label_trail", None)
+
+
+def stop() -> None:
+    """The comparison is proven: back to every question (the sidebar's choice too)."""
+    st.session_state[QUEUE_KEY] = queues.DEFAULT_QUEUE
+    st.rerun()
 
 
 def from_link(store) -> None:
@@ -37,17 +61,9 @@ def from_link(store) -> None:
     st.session_state["label_decide_link"] = (link, policy)
     try:
         parts = Comparison.parse(link)
-        comparison = Comparison(parts.run_a, parts.run_b, parts.metric, policy)
+        comparison = Comparison(parts.run_a, parts.run_b, parts.metric, policy).check(store)
     except LabelerError as error:
-        st.session_state["_flash_error"] = f"Cannot open the link's queue: {error}"
-        return
-    names = store.runs.names()
-    unknown = [r for r in (comparison.run_a, comparison.run_b) if r not in names]
-    if unknown or comparison.run_a == comparison.run_b or policy not in POLICIES:
-        st.session_state["_flash_error"] = (
-            f"Cannot decide {link!r}: the link needs two different imported runs"
-            f" ({', '.join(names) or 'none imported'}) and a policy ({', '.join(POLICIES)})."
-        )
+        say(f"Cannot open the link's queue: {error}", kind="error")
         return
     st.session_state[QUEUE_KEY] = FAMILY
     for key, value in zip(_CHOICE_KEYS, _values(comparison), strict=True):
@@ -161,13 +177,113 @@ def mark_html(queue_title: str) -> str:
     return f'<span class="lbl-decides" title="{tip}">decides</span>'
 
 
+def settle(store) -> tuple[Comparison, DecisionQueue] | None:
+    """Which queue the reviewer works through, as ``labeling`` names it (kept for the
+    callbacks); for "decide A vs B", the comparison and its queue. None for any other queue,
+    and when the comparison cannot be worked out (a metric without its cutoff, say): the
+    reason is kept for the band to show, and the page walks every question meanwhile."""
+    chosen = st.session_state.get("label_queue") or queues.DEFAULT_QUEUE
+    st.session_state.pop("label_decide_error", None)
+    try:
+        deciding = current(store, store.corpus.current_chunking())
+    except LabelerError as error:
+        st.session_state["label_decide_error"] = str(error)
+        deciding = None
+    keep_link(deciding[0] if deciding else None)
+    if deciding is not None:
+        name = deciding[0].queue_name
+    elif isinstance(queues.QUEUES.get(chosen), Queue):
+        name = chosen
+    else:
+        name = queues.DEFAULT_QUEUE
+    st.session_state["label_queue_name"] = name
+    st.session_state["label_queue_title"] = queues.get_queue(name).title
+    st.session_state["label_status_shown"] = deciding is not None
+    if deciding is None:
+        st.session_state.pop("label_status_stale", None)
+    return deciding
+
+
+@store_fragment(key=STATUS)
+def status_line(store) -> None:
+    """Where the comparison being decided stands (see the module docstring: after a grade it
+    reruns last, so the new grade is on screen while the comparison is worked out again).
+
+    Working it out holds the GIL for about 0.1 s, and the server sends the graded card's
+    elements one at a time, taking the GIL back for each: after a grade the fragment first
+    sleeps a moment, so the card goes out at once rather than a few milliseconds per element.
+    A key pressed meanwhile reruns the page without it; it stays due until it has drawn.
+    """
+    if st.session_state.get("label_status_stale"):
+        time.sleep(STATUS_YIELD_S)
+    with user_errors():
+        deciding = current(store, store.corpus.current_chunking())
+        if deciding is not None:
+            status(*deciding, st.session_state.get("label_qid"), stop)
+    st.session_state.pop("label_status_stale", None)
+
+
+def problem() -> None:
+    """The chosen comparison cannot be worked out: why, where the status line would be."""
+    problem = st.session_state.get("label_decide_error")
+    if problem:
+        note(problem, kind="error")
+
+
+# the Results page's section -------------------------------------------------------------------
+
+
+def results_section(store, run_a: str, run_b: str, metrics: list[str], policy: str | None) -> None:
+    """Which pairs settle A vs B (current labels, imported runs only). The decision is the
+    grading page's queue's (kept until a label or a run changes): reruns of this page cost
+    nothing, and its link opens the grading page on a queue already worked out."""
+    st.subheader("Label next")
+    decidable = {d.name for d in label_next_metrics()}
+    choices = [m for m in metrics if m.split("@")[0] in decidable]
+    imported = set(store.runs.names())
+    if not choices or run_a not in imported or run_b not in imported:
+        titles = ", ".join(d.title for d in label_next_metrics())
+        st.caption(f"Label next works on imported runs with one of: {titles}.")
+        return
+    metric = st.selectbox("Decide on", choices, key="results_decide_metric")
+    comparison = Comparison(run_a, run_b, metric, policy or DEFAULT_POLICY)
+    decision = comparison.queue(store, store.corpus.current_chunking()).decision
+    note(decision.sentence(), kind="ok" if decision.status == "proven" else "info")
+    st.caption(
+        f"{decision.labelled} of the {decision.pool} pairs in the two runs' top"
+        f" {metric.partition('@')[2] or 'results'} are labelled. Proven: no grading of the"
+        " unjudged chunks can reverse it; likely: the relevance model, learnt from the labels"
+        " so far, gives the leader this probability (docs/results.md)."
+    )
+    if decision.pairs:
+        with st.container(key="results_next_pairs"):
+            st.dataframe(
+                pd.DataFrame([p.as_dict() for p in decision.pairs[:RESULTS_PAIRS]]),
+                hide_index=True,
+                column_config={"weight": st.column_config.NumberColumn(format="%.4f")},
+            )
+        st.page_link(
+            str(PAGES_DIR / "label.py"),
+            label=f"Grade them: decide {run_a} vs {run_b} on the grading page",
+            icon=":material/checklist:",
+            query_params={"decide": f"{run_a},{run_b},{metric}", "policy": comparison.policy},
+        )
+
+
 __all__ = [
     "FAMILY",
+    "STATUS",
     "comparison",
     "current",
     "from_link",
     "keep_link",
     "mark_html",
+    "problem",
+    "queue_chosen",
+    "results_section",
+    "settle",
     "sidebar_options",
     "status",
+    "status_line",
+    "stop",
 ]

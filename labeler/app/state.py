@@ -23,17 +23,20 @@ that run's store, never to a closed one.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import os
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any, cast
 
 import streamlit as st
 
 from labeler.app.widgets import markdown_escaped, note
 from labeler.config import exports_dir, resolve_db_path
-from labeler.errors import LabelerError
+from labeler.errors import ConflictError, LabelerError
 from labeler.store import Store
 
 REVIEWER_KEY = "reviewer"
@@ -130,7 +133,8 @@ def reviewer() -> str | None:
 
 @contextlib.contextmanager
 def user_errors(*, shown_path: tuple[str, str] | None = None) -> Iterator[None]:
-    """Show a LabelerError as a visible message on the page instead of a traceback.
+    """Show a LabelerError raised inside as a visible message, here and now, instead of a
+    traceback (for work done while the page is drawn; callbacks use ``safely``).
 
     ``shown_path`` (server path, name to show) names an uploaded file as the user knows it,
     not as the temporary copy the server read.
@@ -140,40 +144,108 @@ def user_errors(*, shown_path: tuple[str, str] | None = None) -> Iterator[None]:
     except LabelerError as error:
         if shown_path is not None and error.path == shown_path[0]:
             error.path = shown_path[1]
-        note(str(error), kind="error")
+        note(said(error), kind="error")
+
+
+@contextlib.contextmanager
+def uploaded(upload: Any) -> Iterator[Path]:
+    """An uploaded file (``st.file_uploader``'s) as a path with the name the user gave it, so
+    error messages name it (and a run takes its name from it), inside ``user_errors`` naming
+    it so, never the server's temporary copy; the copy is removed afterwards."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / Path(upload.name).name
+        path.write_bytes(upload.getvalue())
+        with user_errors(shown_path=(str(path), upload.name)):
+            yield path
+
+
+def said(error: LabelerError) -> str:
+    """How a user error reads on a page: as the CLI prints it (file, line, field), except a
+    refusal because someone else changed the thing meanwhile, which is said plainly."""
+    if isinstance(error, ConflictError):
+        return error.message[:1].upper() + error.message[1:]
+    return str(error)
 
 
 def safely(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Wrap a widget callback so a user error becomes a message shown on the next run."""
+    """The one error wrapper of widget callbacks: a user error becomes a message shown at the
+    top of the next run (``show_messages``), never a traceback."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
         except LabelerError as error:
-            st.session_state["_flash_error"] = str(error)
+            say(said(error), kind="error")
             return None
 
     return wrapper
 
 
-def show_flash() -> None:
-    """Messages left by callbacks (errors and confirmations), shown once."""
-    error = st.session_state.pop("_flash_error", None)
-    if error:
-        note(error, kind="error")
-    message = st.session_state.pop("_flash", None)
-    if message:
-        st.toast(markdown_escaped(message))
+@dataclasses.dataclass(frozen=True, slots=True)
+class Trail:
+    """Where a keyboard page's reviewer is and has been: the open item's id in the URL
+    (``param``, so a reload or a link keeps it) and the ids opened before it in the session
+    (``<page>_trail``, the last 50), so Back returns the way the reviewer came."""
+
+    page: str
+    param: str = "question"
+    keep: int = 50
+
+    @property
+    def current(self) -> str | None:
+        return st.query_params.get(self.param)
+
+    def go(self, target: str | None, *, remember: bool = True) -> bool:
+        """Open ``target`` (remembering the current one); False when there is nowhere to go."""
+        current = self.current
+        if target is None or target == current:
+            return False
+        if remember and current:
+            trail = st.session_state.setdefault(f"{self.page}_trail", [])
+            trail.append(current)
+            del trail[: -self.keep]
+        st.query_params[self.param] = target
+        return True
+
+    def back(self) -> bool:
+        """Return to the item opened before this one; False when the trail is empty."""
+        trail = st.session_state.get(f"{self.page}_trail") or []
+        return bool(trail) and self.go(trail.pop(), remember=False)
+
+    @property
+    def can_go_back(self) -> bool:
+        return bool(st.session_state.get(f"{self.page}_trail"))
 
 
-def flash(message: str) -> None:
-    st.session_state["_flash"] = message
+_MESSAGES = "_state_messages"
+_TOASTS = "_state_toasts"
+
+
+def say(text: str, *, kind: str = "ok") -> None:
+    """A message for the next run to show in the page (``kind``: ok, info, warning, error):
+    what a callback did, or why it could not."""
+    st.session_state.setdefault(_MESSAGES, []).append((kind, text))
+
+
+def flash(text: str) -> None:
+    """A passing confirmation (a toast) for the next run: "Note saved"."""
+    st.session_state.setdefault(_TOASTS, []).append(text)
+
+
+def show_messages() -> None:
+    """Messages left by callbacks (``say``, ``flash``, ``safely``), shown once. The entrypoint
+    calls it; a fragment that reruns on its own calls it too, where its messages belong."""
+    for kind, text in st.session_state.pop(_MESSAGES, []):
+        note(text, kind=kind)
+    for text in st.session_state.pop(_TOASTS, []):
+        st.toast(markdown_escaped(text))
 
 
 __all__ = [
     "REVIEWER_KEY",
     "CurrentStore",
+    "Trail",
     "db_path",
     "exports_path",
     "flash",
@@ -181,7 +253,10 @@ __all__ = [
     "reviewer",
     "run_scope",
     "safely",
-    "show_flash",
+    "said",
+    "say",
+    "show_messages",
     "store_fragment",
+    "uploaded",
     "user_errors",
 ]

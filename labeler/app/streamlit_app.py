@@ -13,7 +13,7 @@ import html
 import streamlit as st
 
 from labeler.app.pages import PAGES, PAGES_DIR
-from labeler.app.state import REVIEWER_KEY, get_store, run_scope, show_flash
+from labeler.app.state import REVIEWER_KEY, get_store, run_scope, show_messages
 from labeler.app.widgets import inject_style
 from labeler.errors import LabelerError
 from labeler.store import check_reviewer
@@ -77,7 +77,7 @@ def main() -> None:
                 )
         page = st.navigation(sections)
         sidebar_identity()
-        show_flash()
+        show_messages()
         page.run()
 
 

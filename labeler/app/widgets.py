@@ -1,12 +1,20 @@
-"""Rendering helpers shared by pages. Untrusted text (chunks, questions, rationales) only ever
-goes through ``safe_text_html`` (escaped piece by piece, then marked) or ``st.text``: never
-markdown."""
+"""Rendering helpers shared by pages: safe text, messages, and the keyboard toolbar.
+
+Untrusted text (chunks, questions, rationales) only ever goes through ``safe_text_html``
+(escaped piece by piece, then marked) or ``st.text``: never markdown. The keyboard pages
+(grading, review, remap queue, spot-check, adjudication) draw their keys with ``toolbar`` and
+list them with ``keys_legend``; the style of everything lives in ``style.css``.
+"""
 
 from __future__ import annotations
 
 import html
+import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
 
 import streamlit as st
 
@@ -64,44 +72,8 @@ def show_text(
     st.html(safe_text_html(text, terms, css_class=css_class, spans=spans))
 
 
-STYLE = """
-<style>
-.lbl-text { white-space: pre-wrap; font-size: 0.98rem; line-height: 1.55; }
-.lbl-question { white-space: pre-wrap; font-size: 1.35rem; font-weight: 600; line-height: 1.4; }
-.lbl-context { white-space: pre-wrap; font-size: 0.9rem; color: #555; line-height: 1.5; }
-.lbl-text mark, .lbl-question mark { background: #fff3b0; padding: 0 1px; border-radius: 2px; }
-.lbl-tags span { display: inline-block; background: #eef2f7; border-radius: 10px;
-                 padding: 1px 9px; margin-right: 4px; font-size: 0.8rem; color: #334; }
-.lbl-keys kbd { border: 1px solid #bbb; border-bottom-width: 2px; border-radius: 4px;
-                padding: 0 5px; font-size: 0.8rem; background: #fafafa; }
-.lbl-keys { font-size: 0.85rem; color: #444; line-height: 2; }
-.lbl-card-head { display: flex; justify-content: space-between; font-size: 0.85rem; color: #555; }
-.lbl-diff del { background: #ffd7d5; text-decoration: line-through; color: #82071e; }
-.lbl-diff ins { background: #ccffd8; text-decoration: none; color: #055d20; }
-.lbl-note { border-radius: 6px; padding: 8px 12px; margin: 4px 0; font-size: 0.92rem;
-            white-space: pre-wrap; }
-.lbl-note-error { background: #fdecea; color: #7a1b12; border: 1px solid #f5c2bc; }
-.lbl-note-warning { background: #fff6e0; color: #6b4a00; border: 1px solid #f3dca0; }
-.lbl-note-info { background: #eaf3fc; color: #14426b; border: 1px solid #c4dcf3; }
-.lbl-note-ok { background: #e9f7ee; color: #17532f; border: 1px solid #bfe5cc; }
-.lbl-card-head { margin-bottom: 0.45rem; }
-.lbl-caption { font-size: 0.875rem; color: rgba(49, 51, 63, 0.6); white-space: pre-wrap; }
-/* The grading page's head (progress and toolbar, a fragment of its own) and the queue's status
-   line stay in view. */
-div[data-testid="stLayoutWrapper"]:has(> .st-key-label_top) {
-    position: sticky; top: 3.75rem; z-index: 50; background: white;
-    padding: 6px 0; border-bottom: 1px solid #eee; }
-/* "decide A vs B": where the comparison stands, and the mark on a chunk that decides it. */
-.lbl-decide-status { font-size: 0.88rem; color: #444; display: flex; flex-wrap: wrap;
-                     column-gap: 0.8rem; align-items: baseline; }
-.lbl-decide-status b { color: #364fc7; font-weight: 600; }
-/* Indigo, apart from the question's words (yellow) and the cursor (orange). */
-.lbl-decides { background: #edf2ff; color: #364fc7; border-radius: 8px; padding: 0 8px;
-               margin-right: 8px; font-weight: 600; }
-/* An opaque header band, so what scrolls up past the sticky head is hidden, not seen through. */
-header[data-testid="stHeader"] { background: white; }
-</style>
-"""
+# The app's one style sheet (pages hold no CSS of their own), read once.
+STYLE = "<style>" + (Path(__file__).with_name("style.css")).read_text(encoding="utf-8") + "</style>"
 
 
 def inject_style() -> None:
@@ -181,3 +153,122 @@ def markdown_escaped(text: str) -> str:
     """``text`` with every Markdown punctuation mark backslash-escaped, for the few places that
     only take Markdown (``st.toast``): links, images, emphasis and math all show as typed."""
     return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+
+
+# the keyboard pages --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    """One key of a keyboard page: a button that shows what it does and answers its
+    ``shortcut`` (Streamlit's native shortcut, inactive while typing in a box).
+
+    Its widget is ``<page>_key_<name>``; the name defaults to the shortcut (``Shift+A`` is
+    ``shift_a``), so tests and benchmarks find every page's keys the same way. ``kind``
+    ``primary`` fills the button (the current grade, the action a key press usually means).
+    """
+
+    shortcut: str
+    label: str
+    on_click: Callable[..., Any]
+    args: tuple = ()
+    help: str | None = None
+    icon: str | None = None
+    icon_right: bool = False
+    kind: Literal["primary", "secondary", "tertiary"] = "secondary"
+    disabled: bool = False
+    name: str | None = None
+
+    @property
+    def widget_name(self) -> str:
+        return self.name or self.shortcut.lower().replace("+", "_")
+
+
+def toolbar(page: str, keys: Iterable[Key]) -> None:
+    """The page's keys as one row of buttons (``<page>_toolbar``)."""
+    with st.container(horizontal=True, vertical_alignment="center", key=f"{page}_toolbar"):
+        for key in keys:
+            key_button(page, key)
+
+
+def key_button(page: str, key: Key) -> None:
+    """One key's button (``<page>_key_<name>``), where the page puts it."""
+    st.button(
+        key.label,
+        key=f"{page}_key_{key.widget_name}",
+        shortcut=key.shortcut,
+        on_click=key.on_click,
+        args=key.args,
+        help=key.help,
+        icon=key.icon,
+        icon_position="right" if key.icon_right else "left",
+        type=key.kind,
+        disabled=key.disabled,
+    )
+
+
+def chunk_keys(on_move: Callable[[int], Any]) -> list[Key]:
+    """K and J: the previous and the next chunk, ``on_move(-1)`` and ``on_move(1)``."""
+    return [
+        Key("k", "", on_move, (-1,), "Previous chunk", ":material/arrow_upward:", kind="tertiary"),
+        Key("j", "", on_move, (1,), "Next chunk", ":material/arrow_downward:", kind="tertiary"),
+    ]
+
+
+def question_keys(
+    on_previous: Callable[..., Any],
+    on_next: Callable[..., Any],
+    *,
+    args: tuple = (),
+    previous_help: str | None = None,
+    next_help: str | None = None,
+    next_kind: Literal["primary", "secondary", "tertiary"] = "secondary",
+) -> list[Key]:
+    """P and N: the previous and the next question (or proposal, or item)."""
+    return [
+        Key("p", "Previous", on_previous, args, previous_help, ":material/chevron_left:"),
+        Key(
+            "n",
+            "Next",
+            on_next,
+            args,
+            next_help,
+            ":material/chevron_right:",
+            icon_right=True,
+            kind=next_kind,
+        ),
+    ]
+
+
+_KEY_MARK = re.compile(r"`([^`]+)`")
+
+
+def keys_legend(*lines: str) -> None:
+    """The sidebar's list of a page's keys, one line per sentence, a key written in backticks
+    (``"`N`/`P` next / previous question"``): escaped, the keys drawn as keys."""
+    body = "<br>".join(
+        _KEY_MARK.sub(r"<kbd>\1</kbd>", html.escape(line, quote=True)) for line in lines
+    )
+    st.html(f'<div class="lbl-keys"><b>Keys</b><br>{body}</div>')
+
+
+def ring_card(key: str, *, scroll_nonce: int | None = None) -> None:
+    """The cursor of a keyboard page: a ring round the card whose container key is ``key``, a
+    ▶ before its title, a marker naming it (``.lbl-cursor``, for tests and benchmarks) and,
+    with ``scroll_nonce`` (new for each move), a script that scrolls it into view, since
+    Streamlit has no call for it. Trusted code only: it holds a widget key, never card text."""
+    html_ = (
+        f"<style>.st-key-{key} {{ border: 2px solid #e8590c !important;"
+        " box-shadow: 0 0 0 3px #ffe8cc; }"
+        f" .st-key-{key} .lbl-card-head b::before {{ content: '\\25B6  '; }}</style>"
+        f"<span class='lbl-cursor' data-card='{key}'></span>"
+    )
+    if scroll_nonce is None:
+        st.html(html_)
+        return
+    selector = json.dumps(f".st-key-{key}")
+    st.html(
+        html_ + f"<script data-nonce='{scroll_nonce}'>setTimeout(() => document.querySelector("
+        f"{selector})?.scrollIntoView({{block: 'center', behavior: 'smooth'}}), 50);</script>",
+        unsafe_allow_javascript=True,
+    )

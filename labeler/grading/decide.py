@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from labeler.errors import LabelerError
+from labeler.grading.consensus import POLICIES
 from labeler.grading.current import current_labels, stored_run
 from labeler.grading.queue import Queue, QueueFamily
 from labeler.metrics.decision import (
@@ -180,6 +181,19 @@ class Comparison:
             msg = f"expected RUN_A,RUN_B,METRIC[,POLICY], got {argument!r}"
             raise LabelerError(msg, field="decide")
         return cls(*parts)
+
+    def check(self, store: Store) -> Comparison:
+        """Refuse a comparison its queue cannot walk: two different runs imported under those
+        names, and a known policy (the metric is checked when it is worked out)."""
+        names = store.runs.names()
+        unknown = [r for r in (self.run_a, self.run_b) if r not in names]
+        if unknown or self.run_a == self.run_b or self.policy not in POLICIES:
+            msg = (
+                f"cannot decide {self.argument!r}: it needs two different imported runs"
+                f" ({', '.join(names) or 'none imported'}) and a policy ({', '.join(POLICIES)})"
+            )
+            raise LabelerError(msg, field="decide")
+        return self
 
     @property
     def title(self) -> str:

@@ -12,13 +12,14 @@ import contextlib
 import logging
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import ClassVar
 
 from labeler.grading.queue import upcoming
 from labeler.grading.queues import queue_rows
-from labeler.grading.search_pools import ensure_search_pool, worker_id
+from labeler.grading.search_pools import ensure_search_pool, pool_ready, worker_id
+from labeler.models import Question
 from labeler.store import Store
 
 # How many questions ahead the app computes, and how many requests a worker keeps.
@@ -184,4 +185,23 @@ def _lower_this_threads_priority(by: int = 10) -> None:
         os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + by)
 
 
-__all__ = ["PREFETCH_AHEAD", "WORKER_BACKLOG", "PoolWorker"]
+def open_ahead(
+    store: Store,
+    question: Question,
+    chunking: str,
+    reviewer: str,
+    *,
+    queue: str | None = None,
+    tag: str | None = None,
+    waiting: Callable[[], contextlib.AbstractContextManager] = contextlib.nullcontext,
+) -> None:
+    """Before a question opens for a reviewer: its search pool made current now (inside
+    ``waiting``, the page's spinner, when it was not computed ahead: a jump), and this
+    process's worker told to compute the pools of the reviewer's next questions meanwhile."""
+    if not pool_ready(store, question, chunking):
+        with waiting():
+            ensure_search_pool(store, question, chunking)
+    PoolWorker.shared(store.path).follow(chunking, reviewer, question.id, queue=queue, tag=tag)
+
+
+__all__ = ["PREFETCH_AHEAD", "WORKER_BACKLOG", "PoolWorker", "open_ahead"]

@@ -4,6 +4,7 @@ review page and ``labeler review`` only call these."""
 
 from labeler.review.decisions import (
     REJECT_REASONS,
+    BatchPlan,
     BatchResult,
     Decision,
     UndoResult,
@@ -11,6 +12,8 @@ from labeler.review.decisions import (
     check_reason,
     decide_many,
     edit,
+    edit_and_accept,
+    plan_batch,
     reject,
     skip,
     source_chunks,
@@ -45,6 +48,7 @@ from labeler.review.view import (
 
 __all__ = [
     "REJECT_REASONS",
+    "BatchPlan",
     "BatchResult",
     "ChunkMatch",
     "ContextView",
@@ -60,12 +64,14 @@ __all__ = [
     "covered_spans",
     "decide_many",
     "edit",
+    "edit_and_accept",
     "ensure_flags",
     "keepers",
     "list_questions",
     "load_config",
     "next_question",
     "open_for_review",
+    "plan_batch",
     "position",
     "previous_question",
     "queue_key",

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from labeler.errors import ConflictError, LabelerError, NotFoundError
-from labeler.store import Store, check_reviewer
+from labeler.grading.labeling import refresh_progress
+from labeler.store import QueueFilter, Store, check_reviewer
 from labeler.store.review import SOURCE_LABEL_ACTION
 
 # The fixed list of reasons to reject a generated question: the name the CLI takes, and the
@@ -51,6 +52,20 @@ class Decision:
     status: str
     revision: int
     graded_sources: tuple[str, ...] = ()
+    reason: str | None = None
+    edited: bool = False
+
+    def sentence(self) -> str:
+        """What the reviewer is told: "Accepted, and 2 source chunks graded 2. ..."."""
+        if self.status == "rejected":
+            return f"Rejected: {REJECT_REASONS.get(self.reason or '', 'no reason').lower()}."
+        if self.status != "accepted":
+            return "Edit saved; the original is kept."
+        if self.edited:
+            return "Edited and accepted; the original is kept."
+        graded = len(self.graded_sources)
+        sources = f", and {graded} source chunk{'s' * (graded != 1)} graded 2" if graded else ""
+        return f"Accepted{sources}. It is in the grading queue now."
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +92,15 @@ class UndoResult:
     question_ids: tuple[str, ...]
     action: str
     conflicts: tuple[str, ...] = field(default=())
+
+    def sentence(self) -> str:
+        """ "Undid your acceptance of 3 questions. 1 left alone: ..." """
+        what = {"accept": "acceptance", "reject": "rejection", "edit": "edit"}[self.action]
+        count = len(self.question_ids)
+        text = f"Undid your {what}" + (f" of {count} questions" if count > 1 else "") + "."
+        if self.conflicts:
+            text += f" {len(self.conflicts)} left alone: someone else changed them since."
+        return text
 
 
 def _generated(store: Store, question_id: str) -> dict:
@@ -111,8 +135,6 @@ def accept(
     """Accept a generated question (it joins the grading queue, its source chunks already in
     its pool). With ``confirm_sources``, also grade each source chunk 2 under the reviewer's
     name, in the same transaction."""
-    from labeler.grading.labeling import refresh_progress
-
     reviewer = check_reviewer(reviewer)
     chunking = chunking or store.corpus.current_chunking()
     with store.write():
@@ -169,7 +191,7 @@ def reject(
             batch=batch,
             seconds=seconds,
         )
-    return Decision(question_id, "rejected", revision)
+    return Decision(question_id, "rejected", revision, reason=reason)
 
 
 def edit(
@@ -201,12 +223,94 @@ def edit(
         )
 
 
+def edit_and_accept(
+    store: Store,
+    question_id: str,
+    reviewer: str,
+    *,
+    text: str,
+    reference: str | None,
+    expected_revision: int | None = None,
+    seconds: float | None = None,
+    chunking: str | None = None,
+) -> Decision:
+    """``edit``, then ``accept`` the edited question, in one transaction: a reviewer who fixes a
+    question and means it is never left with the edit saved and the decision lost."""
+    with store.write():
+        revision = edit(
+            store,
+            question_id,
+            reviewer,
+            text=text,
+            reference=reference,
+            expected_revision=expected_revision,
+            seconds=seconds,
+        )
+        decided = accept(
+            store, question_id, reviewer, expected_revision=revision, chunking=chunking
+        )
+    return replace(decided, edited=True)
+
+
 def skip(store: Store, question_id: str, reviewer: str, *, seconds: float | None = None) -> None:
     """Leave the question for later; only the history notes it."""
     reviewer = check_reviewer(reviewer)
     with store.write():
         _generated(store, question_id)
         store.reviews.record_skip(question_id, reviewer, seconds=seconds)
+
+
+@dataclass(frozen=True, slots=True)
+class BatchPlan:
+    """One decision for every question of a queue, as the reviewer is asked to confirm it:
+    the questions with the revision each had (a question decided by someone else meanwhile is
+    left alone when it is applied)."""
+
+    decision: str
+    revisions: Mapping[str, int]
+    reason: str | None = None
+    note: str | None = None
+    confirm_sources: bool = False
+
+    def describe(self) -> str:
+        count = len(self.revisions)
+        questions = f"{count} question{'s' * (count != 1)}"
+        if self.decision == "accept":
+            sources = ", grading their source chunks 2" if self.confirm_sources else ""
+            return f"Accept {questions}{sources}"
+        return f"Reject {questions} as “{REJECT_REASONS[self.reason or 'other']}”"
+
+    def apply(self, store: Store, reviewer: str, *, chunking: str | None = None) -> BatchResult:
+        return decide_many(
+            store,
+            list(self.revisions),
+            reviewer,
+            self.decision,
+            reason=self.reason,
+            note=self.note,
+            confirm_sources=self.confirm_sources,
+            revisions=self.revisions,
+            chunking=chunking,
+        )
+
+
+def plan_batch(
+    store: Store,
+    where: QueueFilter,
+    decision: str,
+    *,
+    reason: str | None = None,
+    note: str | None = None,
+    confirm_sources: bool = False,
+) -> BatchPlan | None:
+    """The batch of ``decision`` over the queue ``where`` selects now (None: it is empty); a
+    rejection's reason is checked here, before the reviewer is asked to confirm."""
+    if decision == "reject":
+        reason, note = check_reason(reason, note)
+    revisions = store.flags.queue_revisions(where)
+    if not revisions:
+        return None
+    return BatchPlan(decision, revisions, reason, note, confirm_sources)
 
 
 def decide_many(
@@ -294,8 +398,6 @@ def undo(store: Store, reviewer: str, *, chunking: str | None = None) -> UndoRes
     """Undo the reviewer's last decision or edit (all of it, for a batch): the status or text
     goes back, grades its accept gave the sources are withdrawn, and the history says so. A
     question someone else changed since is left alone and reported."""
-    from labeler.grading.labeling import refresh_progress
-
     reviewer = check_reviewer(reviewer)
     chunking = chunking or store.corpus.current_chunking()
     events = store.reviews.last_undoable(reviewer)
@@ -319,6 +421,7 @@ def undo(store: Store, reviewer: str, *, chunking: str | None = None) -> UndoRes
 
 __all__ = [
     "REJECT_REASONS",
+    "BatchPlan",
     "BatchResult",
     "Decision",
     "UndoResult",
@@ -326,6 +429,7 @@ __all__ = [
     "check_reason",
     "decide_many",
     "edit",
+    "plan_batch",
     "reject",
     "skip",
     "source_chunks",

@@ -19,12 +19,23 @@ _TOKEN = re.compile(r"\w+", re.UNICODE)
 MIN_COVERED_WORDS = 3
 
 
+# A context that covers this share of a chunk's words is shown as the whole chunk.
+WHOLE_CHUNK = 0.95
+
+
 @dataclass(frozen=True, slots=True)
 class ChunkMatch:
     """A chunk a context matched, and the character spans of it that the context covers."""
 
     chunk: Chunk
     spans: tuple[tuple[int, int], ...]
+
+    @property
+    def whole(self) -> bool:
+        """The context covers (nearly) the whole chunk: 95 % of its words or more, so the page
+        says so instead of marking every word of it."""
+        covered = sum(len(self.chunk.text[a:b].split()) for a, b in self.spans)
+        return covered >= WHOLE_CHUNK * max(len(self.chunk.text.split()), 1)
 
 
 @dataclass(frozen=True, slots=True)

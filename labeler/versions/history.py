@@ -131,6 +131,17 @@ def list_versions(out: str | Path, name: str, *, store: Store | None = None) -> 
     ]
 
 
+def intact_versions(out: str | Path) -> dict[str, Path]:
+    """``"name vN"`` -> folder of every version under ``out`` whose files match its hash, test
+    sets by name and their versions newest first: what a reader may choose to evaluate on."""
+    return {
+        f"{name} v{info.number}": info.path
+        for name in names_under(out)
+        for info in reversed(list_versions(out, name))
+        if info.intact
+    }
+
+
 def database_hash(store: Store, folder: Path, manifest: dict) -> str | None:
     """The hash this database recorded when it exported the version at ``folder`` (None when
     it did not export that folder)."""
@@ -219,6 +230,7 @@ __all__ = [
     "check_record",
     "check_version",
     "database_hash",
+    "intact_versions",
     "list_versions",
     "names_under",
     "parse_version_ref",

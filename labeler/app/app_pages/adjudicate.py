@@ -11,8 +11,18 @@ import html
 
 import streamlit as st
 
+from labeler.app import widgets
 from labeler.app.state import flash, get_store, reviewer, safely
-from labeler.app.widgets import safe_text_html, show_text, tags_html
+from labeler.app.widgets import (
+    Key,
+    chunk_keys,
+    keys_legend,
+    question_keys,
+    ring_card,
+    safe_text_html,
+    show_text,
+    tags_html,
+)
 from labeler.grading import disputes
 from labeler.models import GRADE_LABELS, Grade
 
@@ -132,11 +142,10 @@ def sidebar(found: disputes.Disputes) -> None:
         if st.session_state.get("adjudicate_pair") not in (ALL, *pairs):
             st.session_state["adjudicate_pair"] = ALL
         st.selectbox("Between reviewers", [ALL, *pairs], key="adjudicate_pair")
-        st.html(
-            '<div class="lbl-keys"><b>Keys</b><br>'
-            "<kbd>2</kbd> <kbd>1</kbd> <kbd>0</kbd> final grade of the highlighted chunk<br>"
-            "<kbd>J</kbd>/<kbd>K</kbd> next / previous chunk<br>"
-            "<kbd>N</kbd>/<kbd>P</kbd> next / previous question</div>"
+        keys_legend(
+            "`2` `1` `0` final grade of the highlighted chunk",
+            "`J`/`K` next / previous chunk",
+            "`N`/`P` next / previous question",
         )
 
 
@@ -144,53 +153,21 @@ def toolbar(question: disputes.DisputedQuestion, cursor: int) -> None:
     """The keys, as buttons. They look alike until the highlighted chunk is settled; then its
     final grade is the filled one (state, not decoration)."""
     settled = question.chunks[cursor].settled if question.chunks else None
-    with st.container(horizontal=True, vertical_alignment="center", key="adjudicate_toolbar"):
-        for value in (2, 1, 0):
-            st.button(
-                FINAL[value],
-                key=f"adjudicate_key_{value}",
-                shortcut=str(value),
-                on_click=settle_current,
-                args=(value,),
-                type="primary" if value == settled else "secondary",
-                help="Final grade of the highlighted chunk; then the next unsettled one",
-            )
-        st.button(
-            "",
-            icon=":material/arrow_upward:",
-            key="adjudicate_key_k",
-            shortcut="k",
-            on_click=move,
-            args=(-1,),
-            type="tertiary",
-            help="Previous chunk",
+    finals = [
+        Key(
+            str(value),
+            FINAL[value],
+            settle_current,
+            (value,),
+            "Final grade of the highlighted chunk; then the next unsettled one",
+            kind="primary" if value == settled else "secondary",
         )
-        st.button(
-            "",
-            icon=":material/arrow_downward:",
-            key="adjudicate_key_j",
-            shortcut="j",
-            on_click=move,
-            args=(1,),
-            type="tertiary",
-            help="Next chunk",
-        )
-        st.button(
-            "Previous",
-            icon=":material/chevron_left:",
-            key="adjudicate_key_p",
-            shortcut="p",
-            on_click=go_previous,
-        )
-        st.button(
-            "Next",
-            icon=":material/chevron_right:",
-            icon_position="right",
-            key="adjudicate_key_n",
-            shortcut="n",
-            on_click=go_next,
-            help="The next question with a chunk still to settle",
-        )
+        for value in (2, 1, 0)
+    ]
+    questions = question_keys(
+        go_previous, go_next, next_help="The next question with a chunk still to settle"
+    )
+    widgets.toolbar("adjudicate", [*finals, *chunk_keys(move), *questions])
 
 
 def card(
@@ -268,10 +245,7 @@ def render() -> None:
     ]
     cursor = min(st.session_state.get("adjudicate_cursor", 0), max(len(chunk_ids) - 1, 0))
     toolbar(question, cursor)
-    st.html(
-        f"<style>.st-key-adjudicate_card_{cursor} {{ border: 2px solid #e8590c !important;"
-        " box-shadow: 0 0 0 3px #ffe8cc; }</style>"
-    )
+    ring_card(f"adjudicate_card_{cursor}")
     for index, chunk in enumerate(question.chunks):
         card(question, index, chunk, cursor)
 

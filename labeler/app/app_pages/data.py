@@ -7,12 +7,9 @@ that the registry offers to the app; the import runs through ``run_import``, as 
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
-
 import streamlit as st
 
-from labeler.app.state import get_store, user_errors
+from labeler.app.state import get_store, uploaded
 from labeler.app.widgets import caption, note
 from labeler.importers.registry import IMPORT_KINDS, ImportKind, ImportOption, run_import
 
@@ -97,12 +94,8 @@ def upload_panel() -> None:
     upload = st.file_uploader("File", type=list(kind.extensions), key=f"data_file_{kind.name}")
     if upload is None or not st.button("Import", type="primary", key="data_import"):
         return
-    with tempfile.TemporaryDirectory() as folder:
-        # Keep the user's file name: error messages name it, and runs default to it.
-        path = Path(folder) / Path(upload.name).name
-        path.write_bytes(upload.getvalue())
-        with user_errors(shown_path=(str(path), upload.name)), st.spinner("Importing…"):
-            show_outcome(run_import(kind, store, path, values))
+    with uploaded(upload) as path, st.spinner("Importing…"):
+        show_outcome(run_import(kind, store, path, values))
 
 
 st.title("Data")

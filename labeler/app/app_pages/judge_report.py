@@ -21,14 +21,6 @@ from labeler.store.ratings import parse_relevance_key
 store = get_store()
 chunking = store.corpus.current_chunking()
 
-STYLE = """<style>
-.lbl-verdict { border-left: 4px solid #1c7ed6; background: #f1f6fd; padding: 10px 14px;
-               border-radius: 4px; line-height: 1.5; }
-.lbl-verdict.good { border-color: #2b8a3e; background: #ebfbee; }
-.lbl-verdict.bad { border-color: #c92a2a; background: #fff5f5; }
-.lbl-verdict.unsure { border-color: #e67700; background: #fff9db; }
-</style>"""
-
 
 @st.cache_data(max_entries=16, show_spinner="Computing the report (bootstrap intervals)...")
 def cached_report(path: str, metric: str, chunking: str, revision: tuple) -> MetricReport:
@@ -204,7 +196,6 @@ def humans_section(report: MetricReport) -> None:
 
 
 def render() -> None:
-    st.html(STYLE)
     st.title("Judge report")
     metrics = report_metrics(store, chunking)
     if not metrics:

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from labeler.app.state import flash, get_store, reviewer, safely, user_errors
-from labeler.app.widgets import safe_text_html, show_text
+from labeler.app import widgets
+from labeler.app.state import Trail, flash, get_store, reviewer, safely, user_errors
+from labeler.app.widgets import Key, caption, keys_legend, question_keys, safe_text_html, show_text
 from labeler.judge import review
 from labeler.judge.scales import RELEVANCE, Scale
 from labeler.models import GRADE_LABELS, Grade
@@ -19,18 +20,7 @@ from labeler.models import GRADE_LABELS, Grade
 store = get_store()
 me = reviewer()
 chunking = store.corpus.current_chunking()
-
-STYLE = """<style>
-.lbl-agree { background: #e6f4ea; color: #14532d; padding: 6px 10px; border-radius: 6px; }
-.lbl-disagree { background: #fdecea; color: #7f1d1d; padding: 6px 10px; border-radius: 6px; }
-div[data-testid="stColumn"]:has(.st-key-judge_panel) {
-    position: sticky; top: 4rem; align-self: flex-start; }
-</style>"""
-
-
-def plain_caption(text: str) -> None:
-    """A caption holding names from files (metrics, plans, reviewers): escaped, never markdown."""
-    st.html(safe_text_html(text, css_class="lbl-caption"))
+trail = Trail("judge", param="item")
 
 
 def verdict_name(scale: Scale, code: int, metric: str) -> str:
@@ -78,13 +68,8 @@ def on_plan_change() -> None:
 
 
 def go(key: str | None, *, remember: bool = True) -> None:
-    current = st.query_params.get("item")
-    if key is None or key == current:
-        return
-    if remember and current:
-        st.session_state.setdefault("judge_history", []).append(current)
-    st.query_params["item"] = key
-    st.session_state["judge_unlocked"] = None
+    if trail.go(key, remember=remember):
+        st.session_state["judge_unlocked"] = None
 
 
 @safely
@@ -115,14 +100,12 @@ def go_next(plan: str) -> None:
 
 
 def go_previous(plan: str) -> None:
-    history = st.session_state.get("judge_history", [])
-    if history:
-        go(history.pop(), remember=False)
+    if trail.back():
+        st.session_state["judge_unlocked"] = None
         return
     keys = review.plan_keys(store, plan)
-    current = st.query_params.get("item")
-    if current in keys:
-        go(keys[keys.index(current) - 1], remember=False)
+    if trail.current in keys:
+        go(keys[keys.index(trail.current) - 1], remember=False)
 
 
 def unlock(key: str) -> None:
@@ -132,16 +115,17 @@ def unlock(key: str) -> None:
 # page -----------------------------------------------------------------------------------------
 
 
-def legend(scale: Scale | None, metric: str | None) -> str:
+def legend(scale: Scale | None, metric: str | None) -> list[str]:
+    """The legend's line for the verdict keys (none before a metric is chosen)."""
     if scale is None:
-        return ""
-    keys = " ".join(f"<kbd>{k}</kbd>" for _, _, k in choices(scale, metric or "") if k)
+        return []
+    keys = " ".join(f"`{k}`" for _, _, k in choices(scale, metric or "") if k)
     meaning = (
         "your grade"
         if metric == RELEVANCE
         else ("pass / fail" if scale.kind != "ordinal" else "your verdict")
     )
-    return f"{keys} {meaning}<br>"
+    return [f"{keys} {meaning}"]
 
 
 def sidebar(
@@ -156,11 +140,10 @@ def sidebar(
                 progress.done / max(progress.total, 1),
                 text=f"You: {progress.done} of {progress.total} reviewed",
             )
-        st.html(
-            '<div class="lbl-keys"><b>Keys</b><br>'
-            + legend(scale, metric)
-            + "<kbd>N</kbd> next item to review · <kbd>P</kbd> previous<br>"
-            "The judge's verdict shows once you have given yours.</div>"
+        keys_legend(
+            *legend(scale, metric),
+            "`N` next item to review · `P` previous",
+            "The judge's verdict shows once you have given yours.",
         )
 
 
@@ -180,9 +163,9 @@ def metric_box(item: review.ReviewItem) -> None:
 
 def show_item(item: review.ReviewItem) -> None:
     if item.plan is None:
-        plain_caption(f"One item of {item.metric}, opened from the judge report")
+        caption(f"One item of {item.metric}, opened from the judge report")
     else:
-        plain_caption(f"Item {item.position} of {item.total} · {item.plan}")
+        caption(f"Item {item.position} of {item.total} · {item.plan}")
     if item.question:
         st.html(safe_text_html(item.question, css_class="lbl-question"))
     if item.chunk_text is not None:
@@ -204,17 +187,20 @@ def show_item(item: review.ReviewItem) -> None:
 
 def verdict_buttons(item: review.ReviewItem) -> None:
     locked = item.revealed and st.session_state.get("judge_unlocked") != item.key
-    with st.container(horizontal=True, vertical_alignment="center", key="judge_toolbar"):
-        for code, label, key in choices(item.scale, item.metric):
-            st.button(
-                label,
-                key=f"judge_key_{code}",
-                shortcut=key,
-                on_click=give,
-                args=(item, code),
-                disabled=locked,
-                type="primary" if item.mine is not None and item.mine.code == code else "secondary",
-            )
+    mine = item.mine.code if item.mine is not None else None
+    verdicts = [
+        Key(
+            key,
+            label,
+            give,
+            (item, code),
+            kind="primary" if code == mine else "secondary",
+            disabled=locked,
+            name=str(code),
+        )
+        for code, label, key in choices(item.scale, item.metric)
+    ]
+    widgets.toolbar("judge", verdicts)
     with st.container(horizontal=True, vertical_alignment="center", key="judge_navigation"):
         if item.plan is None:
             st.page_link(
@@ -224,7 +210,14 @@ def verdict_buttons(item: review.ReviewItem) -> None:
                 query_params={"metric": item.metric},
             )
         else:
-            navigation(item)
+            for key in question_keys(
+                go_previous,
+                go_next,
+                args=(item.plan,),
+                next_help="The next item you have not reviewed",
+                next_kind="primary" if item.revealed else "secondary",
+            ):
+                widgets.key_button("judge", key)
         if locked:
             st.button(
                 "Change my verdict",
@@ -234,28 +227,6 @@ def verdict_buttons(item: review.ReviewItem) -> None:
                 args=(item.key,),
                 help="You have seen the judge's verdict; a change is kept in the history",
             )
-
-
-def navigation(item: review.ReviewItem) -> None:
-    st.button(
-        "Previous",
-        icon=":material/chevron_left:",
-        key="judge_key_p",
-        shortcut="p",
-        on_click=go_previous,
-        args=(item.plan,),
-    )
-    st.button(
-        "Next",
-        icon=":material/chevron_right:",
-        icon_position="right",
-        key="judge_key_n",
-        shortcut="n",
-        on_click=go_next,
-        args=(item.plan,),
-        type="primary" if item.revealed else "secondary",
-        help="The next item you have not reviewed",
-    )
 
 
 def reveal(item: review.ReviewItem) -> None:
@@ -278,7 +249,7 @@ def reveal(item: review.ReviewItem) -> None:
             st.text(item.judge.rationale or "(no rationale given)")
         people = [o for o in item.others if o.kind == "human"]
         if people:
-            plain_caption(
+            caption(
                 "Other reviewers: "
                 + ", ".join(
                     f"{o.rater} {verdict_name(item.scale, o.code, item.metric)}" for o in people
@@ -312,7 +283,6 @@ def render_single(metric: str, key: str) -> None:
 
 
 def render() -> None:
-    st.html(STYLE)
     single = st.query_params.get("metric")
     if single and st.query_params.get("item") and not st.query_params.get("plan"):
         render_single(single, st.query_params["item"])

@@ -9,12 +9,22 @@ own label, recorded with the remap's provenance.
 
 from __future__ import annotations
 
+import functools
 import html
 
 import streamlit as st
 
+from labeler.app import widgets
 from labeler.app.state import flash, get_store, reviewer, safely
-from labeler.app.widgets import diff_html, safe_text_html
+from labeler.app.widgets import (
+    Key,
+    caption,
+    diff_html,
+    keys_legend,
+    note,
+    question_keys,
+    safe_text_html,
+)
 from labeler.remap import review
 
 GRADE_NAMES = {2: "2 · answers it", 1: "1 · helps partly", 0: "0 · not relevant"}
@@ -27,21 +37,6 @@ ICONS = {
     "unseen": ":material/visibility:",
     "mixed": ":material/join:",
 }
-STYLE = """
-<style>
-.rm-gone { background: #ffe3e3; border-radius: 2px; }
-.rm-new { background: #d3f9d8; border-radius: 2px; }
-.rm-head { display: flex; justify-content: space-between; gap: 12px; font-size: 0.85rem;
-           color: #555; margin-bottom: 4px; }
-.rm-figures { font-size: 0.85rem; color: #333; }
-.rm-figures b { font-weight: 600; }
-.rm-legend span { padding: 0 4px; border-radius: 2px; }
-.rm-caption { font-size: 0.875rem; color: rgba(49, 51, 63, 0.6); }
-.rm-note { padding: 12px 16px; border-radius: 8px; font-size: 0.95rem; margin: 4px 0; }
-.rm-note-success { background: #dff5e3; color: #1b5e20; }
-.rm-note-info { background: #e8f0fe; color: #174ea6; }
-</style>
-"""
 
 store = get_store()
 me = reviewer()
@@ -153,16 +148,6 @@ def pair_changed() -> None:
 # page -------------------------------------------------------------------------------------
 
 
-def caption(text: str) -> None:
-    """A caption holding the user's text (ids, names): escaped HTML, not Markdown."""
-    st.html(f'<div class="rm-caption">{html.escape(text)}</div>')
-
-
-def note(text: str, kind: str) -> None:
-    """A message holding the user's text, escaped (st.success and st.info read Markdown)."""
-    st.html(f'<div class="rm-note rm-note-{kind}">{html.escape(text)}</div>')
-
-
 def sidebar(summaries: list[review.RemapSummary], summary: review.RemapSummary) -> None:
     with st.sidebar:
         if len(summaries) > 1:
@@ -183,65 +168,41 @@ def sidebar(summaries: list[review.RemapSummary], summary: review.RemapSummary) 
         )
         st.toggle("Only proposals from my own labels", key="remap_mine", on_change=pair_changed)
         st.toggle("Show decided proposals", key="remap_show_decided", value=True)
-        st.html(
-            '<div class="lbl-keys"><b>Keys</b><br>'
-            "<kbd>A</kbd> accept the proposed grade<br>"
-            "<kbd>2</kbd> <kbd>1</kbd> <kbd>0</kbd> give that grade instead<br>"
-            "<kbd>X</kbd> reject: no label on this chunk<br>"
-            "<kbd>N</kbd>/<kbd>P</kbd> next / previous proposal</div>"
+        keys_legend(
+            "`A` accept the proposed grade",
+            "`2` `1` `0` give that grade instead",
+            "`X` reject: no label on this chunk",
+            "`N`/`P` next / previous proposal",
         )
         st.html(
-            '<div class="rm-legend lbl-keys"><span class="rm-gone">red</span> not in the'
+            '<div class="rm-legend"><span class="rm-gone">red</span> not in the'
             ' proposed chunk · <span class="rm-new">green</span> not in the old passage</div>'
         )
 
 
 def toolbar(proposal: review.Proposal) -> None:
-    with st.container(horizontal=True, vertical_alignment="center", key="remap_toolbar"):
-        st.button(
-            f"Accept · {GRADE_NAMES[proposal.grade]}",
-            key="remap_key_a",
-            shortcut="a",
-            on_click=decide,
-            args=("accept",),
-            type="primary",
-            help="Give the proposed chunk the proposed grade",
-        )
-        for value in (2, 1, 0):
-            st.button(
-                GRADE_NAMES[value],
-                key=f"remap_key_{value}",
-                shortcut=str(value),
-                on_click=decide,
-                args=("change", value),
-                help="Give the proposed chunk this grade",
-            )
-        st.button(
-            "Reject",
-            key="remap_key_x",
-            shortcut="x",
-            on_click=decide,
-            args=("reject",),
-            help="The old label does not carry to this chunk: no label is written",
-            type="tertiary",
-        )
-        st.button(
-            "Previous",
-            icon=":material/chevron_left:",
-            key="remap_key_p",
-            shortcut="p",
-            on_click=move,
-            args=(-1,),
-        )
-        st.button(
-            "Next",
-            icon=":material/chevron_right:",
-            icon_position="right",
-            key="remap_key_n",
-            shortcut="n",
-            on_click=move,
-            args=(1,),
-        )
+    accept = Key(
+        "a",
+        f"Accept · {GRADE_NAMES[proposal.grade]}",
+        decide,
+        ("accept",),
+        "Give the proposed chunk the proposed grade",
+        kind="primary",
+    )
+    grades = [
+        Key(str(v), GRADE_NAMES[v], decide, ("change", v), "Give the proposed chunk this grade")
+        for v in (2, 1, 0)
+    ]
+    reject = Key(
+        "x",
+        "Reject",
+        decide,
+        ("reject",),
+        "The old label does not carry to this chunk: no label is written",
+        kind="tertiary",
+    )
+    previous, following = functools.partial(move, -1), functools.partial(move, 1)
+    widgets.toolbar("remap", [accept, *grades, reject, *question_keys(previous, following)])
 
 
 def figures(source: review.Source) -> str:
@@ -267,7 +228,7 @@ def proposal_view(summary: review.RemapSummary, proposals, index: int) -> None:
     if proposal.decided:
         grade = proposal.review_grade
         verdict = DECIDED[proposal.review] + (f" with grade {grade}" if grade is not None else "")
-        note(f"{verdict} by {proposal.reviewed_by}. Press a key to decide again.", "success")
+        note(f"{verdict} by {proposal.reviewed_by}. Press a key to decide again.", kind="ok")
     st.info(
         f"{proposal.reason.capitalize()}: {proposal.explanation}."
         f" Proposed grade: {GRADE_NAMES[proposal.grade]}.",
@@ -303,7 +264,6 @@ def proposal_view(summary: review.RemapSummary, proposals, index: int) -> None:
 
 
 def render() -> None:
-    st.html(STYLE)
     summaries = review.remaps(store)
     if not summaries:
         st.title("Remap queue")
@@ -321,7 +281,7 @@ def render() -> None:
         note(
             f"No proposal of {summary.label} comes from your own labels: turn off “Only"
             " proposals from my own labels” to review the others'.",
-            "info",
+            kind="info",
         )
         return
     if not proposals:
@@ -331,14 +291,14 @@ def render() -> None:
             " decided proposals” to revisit them)."
             if summary.proposals
             else f"The remap {summary.label} carried everything on its own.",
-            "success",
+            kind="ok",
         )
         return
     if summary.proposals and summary.decided == summary.proposals:
         note(
             f"All {summary.proposals} proposals of {summary.label} are decided;"
             " you can still revisit any of them.",
-            "success",
+            kind="ok",
         )
     index = _position(proposals)
     proposal_view(summary, proposals, index)

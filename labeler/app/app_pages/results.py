@@ -8,42 +8,34 @@ calls and draws. Untrusted text (questions) only appears in table cells.
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
-
-import altair as alt
 import pandas as pd
 import streamlit as st
 
+from labeler.app import charts, decide
 from labeler.app.pages import PAGES_DIR
-from labeler.app.state import db_path, get_store, user_errors
+from labeler.app.state import db_path, get_store, uploaded, user_errors
 from labeler.app.widgets import caption, note
 from labeler.config import exports_dir
-from labeler.errors import LabelerError
 from labeler.grading.consensus import POLICIES
 from labeler.grading.current import current_labels, stored_run
 from labeler.metrics import evaluate
 from labeler.metrics.comparison import compare
 from labeler.metrics.registry import DEFAULT_METRICS as ENGINE_DEFAULT_METRICS
-from labeler.metrics.registry import REGISTRY, label_next_metrics, parse_metrics
+from labeler.metrics.registry import REGISTRY, parse_metrics
 from labeler.metrics.summary import (
     PAGE_RESAMPLES,
     coverage,
     mean_intervals,
     question_differences,
-    question_shifts,
-    version_shift,
 )
-from labeler.sources import checked_run, version_labels
-from labeler.versions.diff import diff_versions
-from labeler.versions.history import list_versions, names_under
+from labeler.sources import checked_run, compare_versions, version_labels
+from labeler.versions.history import intact_versions, list_versions, names_under
 
 store = get_store()
 chunking = store.corpus.current_chunking()
 OUT = exports_dir(db_path())
 GRADING = str(PAGES_DIR / "label.py")
 CURRENT = "current"
-NEXT_PAIRS = 10  # the most decisive pairs shown
 METRIC_NAMES = [name for name in REGISTRY if name != "judged"]  # judged@k has its own section
 # labeler eval's defaults, led by nDCG: the pair compared by default is the best two on it.
 DEFAULT_METRICS = [m.name for m in parse_metrics(ENGINE_DEFAULT_METRICS) if m.name in METRIC_NAMES]
@@ -53,18 +45,8 @@ CUTOFFS = [1, 3, 5, 10, 20, 50, 100]
 # -- what to evaluate ------------------------------------------------------------------------
 
 
-def version_options() -> dict[str, Path]:
-    """'name vN' -> folder, newest first, for every intact version under the exports folder."""
-    options = {}
-    for name in names_under(OUT):
-        for info in reversed(list_versions(OUT, name)):
-            if info.intact:
-                options[f"{name} v{info.number}"] = info.path
-    return options
-
-
 def choose_labels(column) -> object | None:
-    versions = version_options()
+    versions = intact_versions(OUT)
     with column:
         source = st.selectbox(
             "Labels",
@@ -95,12 +77,9 @@ def uploaded_run():
     )
     if upload is None:
         return None
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / Path(upload.name).name
-        path.write_bytes(upload.getvalue())
-        with user_errors(shown_path=(str(path), upload.name)):
-            return checked_run(store, path, chunking=chunking, shown_as=upload.name)
-    return None
+    with uploaded(upload) as path:
+        return checked_run(store, path, chunking=chunking, shown_as=upload.name)
+    return None  # the file was refused, and the page says why
 
 
 def choose_runs(column) -> list:
@@ -165,22 +144,7 @@ def run_table(results, metrics: list[str]) -> None:
     )
     if frame.empty:
         return
-    base = alt.Chart(frame).encode(
-        x=alt.X("metric:N", title=None, sort=metrics, axis=alt.Axis(labelAngle=0)),
-        xOffset=alt.XOffset("run:N"),
-        color=alt.Color("run:N", title="run", scale=alt.Scale(scheme="tableau10")),
-        tooltip=[
-            "run",
-            "metric",
-            alt.Tooltip("mean:Q", format=".3f"),
-            alt.Tooltip("low:Q", format=".3f"),
-            alt.Tooltip("high:Q", format=".3f"),
-        ],
-    )
-    chart = base.mark_rule(strokeWidth=2).encode(
-        y=alt.Y("low:Q", title="mean with 95 % interval", scale=alt.Scale(domain=[0, 1])),
-        y2="high:Q",
-    ) + base.mark_point(filled=True, size=70).encode(y="mean:Q")
+    chart = charts.means_with_intervals(frame, metrics)
     st.altair_chart(chart.properties(height=280), key="results_chart")
 
 
@@ -287,30 +251,7 @@ def per_question(a, b, metrics: list[str], texts: dict[str, str]) -> None:
     frame["better"] = [
         a.run if d > 1e-12 else b.run if d < -1e-12 else "tie" for d in frame["difference"]
     ]
-    pick = alt.selection_point(name="pick", fields=["question"])
-    chart = (
-        alt.Chart(frame)
-        .mark_bar()
-        .encode(
-            x=alt.X("order:O", title=f"questions, sorted by {a.run} - {b.run}", axis=None),
-            y=alt.Y("difference:Q", title=f"{metric}: {a.run} - {b.run}"),
-            color=alt.Color(
-                "better:N",
-                scale=alt.Scale(
-                    domain=[a.run, "tie", b.run], range=["#2b8a3e", "#adb5bd", "#c92a2a"]
-                ),
-                title="better",
-            ),
-            tooltip=[
-                "question",
-                alt.Tooltip("difference:Q", format="+.3f"),
-                alt.Tooltip(f"{a.run}:Q", format=".3f"),
-                alt.Tooltip(f"{b.run}:Q", format=".3f"),
-            ],
-        )
-        .add_params(pick)
-        .properties(height=240)
-    )
+    chart = charts.differences(frame, a.run, b.run, metric)
     event = st.altair_chart(chart, key="results_question_chart", on_select="rerun")
     clicked = (event.selection.get("pick") or [{}])[0].get("question") if event else None
     table = frame.drop(columns=["order", "better"])
@@ -336,46 +277,7 @@ def per_question(a, b, metrics: list[str], texts: dict[str, str]) -> None:
         open_question(clicked)
 
 
-def label_next(a, b, metrics: list[str], policy: str | None) -> None:
-    """Which pairs settle A vs B (current labels, imported runs only). The decision is the
-    grading page's queue's (kept until a label or a run changes): reruns of this page cost
-    nothing, and its link opens the grading page on a queue already worked out."""
-    from labeler.grading.decide import DEFAULT_POLICY, Comparison
-
-    st.subheader("Label next")
-    decidable = {d.name for d in label_next_metrics()}
-    choices = [m for m in metrics if m.split("@")[0] in decidable]
-    imported = set(store.runs.names())
-    if not choices or a.run not in imported or b.run not in imported:
-        titles = ", ".join(d.title for d in label_next_metrics())
-        st.caption(f"Label next works on imported runs with one of: {titles}.")
-        return
-    metric = st.selectbox("Decide on", choices, key="results_decide_metric")
-    comparison = Comparison(a.run, b.run, metric, policy or DEFAULT_POLICY)
-    decision = comparison.queue(store, chunking).decision
-    note(decision.sentence(), kind="ok" if decision.status == "proven" else "info")
-    st.caption(
-        f"{decision.labelled} of the {decision.pool} pairs in the two runs' top"
-        f" {metric.partition('@')[2] or 'results'} are labelled. Proven: no grading of the"
-        " unjudged chunks can reverse it; likely: the relevance model, learnt from the labels"
-        " so far, gives the leader this probability (docs/results.md)."
-    )
-    if decision.pairs:
-        with st.container(key="results_next_pairs"):
-            st.dataframe(
-                pd.DataFrame([p.as_dict() for p in decision.pairs[:NEXT_PAIRS]]),
-                hide_index=True,
-                column_config={"weight": st.column_config.NumberColumn(format="%.4f")},
-            )
-        st.page_link(
-            GRADING,
-            label=f"Grade them: decide {a.run} vs {b.run} on the grading page",
-            icon=":material/checklist:",
-            query_params={"decide": f"{a.run},{b.run},{metric}", "policy": comparison.policy},
-        )
-
-
-def versions_side_by_side(runs, metrics: list[str], min_grade: int) -> None:
+def versions_side_by_side(runs, metrics: list[str]) -> None:
     st.subheader("One run on two versions of a test set")
     names = names_under(OUT)
     if not names:
@@ -386,8 +288,8 @@ def versions_side_by_side(runs, metrics: list[str], min_grade: int) -> None:
         return
     left, middle, right = st.columns(3)
     name = left.selectbox("Test set", names, key="results_testset")
-    infos = [i for i in list_versions(OUT, name) if i.intact]
-    numbers = [i.number for i in infos]
+    path = {i.number: i.path for i in list_versions(OUT, name) if i.intact}
+    numbers = list(path)
     if len(numbers) < 2:
         caption(f"{name} has one version: export another to compare them.")
         return
@@ -397,35 +299,22 @@ def versions_side_by_side(runs, metrics: list[str], min_grade: int) -> None:
     newer = right.selectbox(
         "Newer", numbers, index=len(numbers) - 1, key="results_newer", format_func=lambda n: f"v{n}"
     )
-    path = {i.number: i.path for i in infos}
-    before_labels, after_labels = version_labels(path[older]), version_labels(path[newer])
-    before = [evaluate(before_labels.qrels, r, metrics, min_grade=min_grade) for r in runs]
-    after = [evaluate(after_labels.qrels, r, metrics, min_grade=min_grade) for r in runs]
-    summary = diff_versions(path[older], path[newer]).summary()
-    st.caption(
-        f"From v{older} to v{newer}: {summary['questions_added']} questions added,"
-        f" {summary['questions_removed']} removed; {summary['labels_added']} labels added,"
-        f" {summary['labels_removed']} removed, {summary['labels_regraded']} regraded."
-        " The runs are the same: every change below comes from the labels."
-    )
+    shown = compare_versions(runs, metrics, path[older], path[newer])
+    st.caption(shown.sentence())
+    old, new = f"v{older}", f"v{newer}"
     rows = [
-        {
-            "run": s.run,
-            "metric": s.metric,
-            f"v{older}": s.before,
-            f"v{newer}": s.after,
-            "change": s.change,
-            "questions": f"{s.questions_before} → {s.questions_after}",
-        }
-        for s in version_shift(before, after, metrics)
+        {"run": s.run, "metric": s.metric, old: s.before, new: s.after, "change": s.change}
+        | {"questions": f"{s.questions_before} → {s.questions_after}"}
+        for s in shown.shifts
     ]
+    figure = st.column_config.NumberColumn(format="%.3f")
     with st.container(key="results_versions"):
         st.dataframe(
             pd.DataFrame(rows),
             hide_index=True,
             column_config={
-                f"v{older}": st.column_config.NumberColumn(format="%.3f"),
-                f"v{newer}": st.column_config.NumberColumn(format="%.3f"),
+                old: figure,
+                new: figure,
                 "change": st.column_config.NumberColumn(format="%+.3f"),
             },
         )
@@ -434,33 +323,26 @@ def versions_side_by_side(runs, metrics: list[str], min_grade: int) -> None:
         "Questions that moved, for run", [r.name for r in runs], key="results_shift_run"
     )
     metric = right.selectbox("on", metrics, key="results_shift_metric")
-    i = [r.name for r in runs].index(run)
-    moved = question_shifts(before[i], after[i], metric)
+    moved = shown.questions(run, metric)
     if not moved:
         caption(f"No question's {metric} moved for {run}.")
         return
-
-    def what(m) -> str:
-        if m.before is None:
-            return f"new in v{newer}"
-        if m.after is None:
-            return f"not scored in v{newer}"
-        return f"{m.change:+.3f}"
-
-    def score(value: float | None) -> str:
-        # Scores lie in [0, 1], so the text sorts as the numbers do; a question a version does
-        # not score shows a dash, not "None".
-        return "\N{EM DASH}" if value is None else f"{value:.3f}"
-
+    # Scores lie in [0, 1], so the text sorts as the numbers do; a question a version does not
+    # score shows a dash, not "None"; the change says when one version alone scores it.
+    dash = "\N{EM DASH}"
     with st.container(key="results_shifts"):
         st.dataframe(
             pd.DataFrame(
                 [
                     {
                         "question": m.question,
-                        f"v{older}": score(m.before),
-                        f"v{newer}": score(m.after),
-                        "change": what(m),
+                        old: dash if m.before is None else f"{m.before:.3f}",
+                        new: dash if m.after is None else f"{m.after:.3f}",
+                        "change": f"new in {new}"
+                        if m.before is None
+                        else f"not scored in {new}"
+                        if m.after is None
+                        else f"{m.change:+.3f}",
                     }
                     for m in moved
                 ]
@@ -503,11 +385,11 @@ def render() -> None:
         if pair is not None:
             per_question(*pair, metrics, store.questions.texts(pair[0].per_question(metrics[0])))
             if st.session_state.get("results_labels") == CURRENT:
-                label_next(*pair, metrics, st.session_state.get("results_policy"))
-        versions_side_by_side(runs, metrics, 1)
+                decide.results_section(
+                    store, pair[0].run, pair[1].run, metrics, st.session_state.get("results_policy")
+                )
+        versions_side_by_side(runs, metrics)
 
 
-try:
+with user_errors():  # a problem the controls could not catch (a version changed meanwhile)
     render()
-except LabelerError as error:  # a problem the controls could not catch (a changed version)
-    note(str(error), kind="error")
