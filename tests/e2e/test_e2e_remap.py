@@ -11,7 +11,7 @@ pytestmark = pytest.mark.e2e
 
 
 def caption(page) -> str:
-    return page.locator("[data-testid='stMain'] .rm-caption").first.inner_text()
+    return page.locator("[data-testid='stMain'] .lbl-caption").first.inner_text()
 
 
 def test_decide_proposals_from_the_keyboard(demo_db, serve, page) -> None:
@@ -25,13 +25,13 @@ def test_decide_proposals_from_the_keyboard(demo_db, serve, page) -> None:
     page.keyboard.press("x")  # the first proposal's chunk does not hold the answer
     wait_for_app(page)
     page.wait_for_function(
-        """() => document.querySelector("[data-testid='stMain'] .rm-caption")
+        """() => document.querySelector("[data-testid='stMain'] .lbl-caption")
                  ?.innerText.startsWith("Proposal 2 of")"""
     )
     page.keyboard.press("a")
     wait_for_app(page)
     page.wait_for_function(
-        """() => document.querySelector("[data-testid='stMain'] .rm-caption")
+        """() => document.querySelector("[data-testid='stMain'] .lbl-caption")
                  ?.innerText.startsWith("Proposal 3 of")"""
     )
     with Store(demo_db) as store:
