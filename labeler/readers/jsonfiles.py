@@ -9,11 +9,13 @@ line the parser stopped on, or the line where the item in question starts.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from labeler.errors import LabelerError
+from labeler.readers.fields import TOO_DEEP
 from labeler.readers.files import Progress, check_file, empty_file, line_of, lines, text_of
 
 
@@ -68,6 +70,42 @@ def _error(
     return LabelerError(f"not valid JSON: {error.msg} at column {column}", path=path, line=at)
 
 
+# The tokens that matter for nesting: strings (skipped whole, brackets inside them are text),
+# brackets and colons.
+_NESTING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}:]')
+
+
+def _too_deep(text: str, start: int, *, path: Path | str, line: int) -> LabelerError:
+    """The error for a value at ``text[start]`` nested deeper than the parser follows: it
+    names the line where the nesting is deepest and, for an object, the member it is in
+    (``line`` is the file line ``text`` starts on)."""
+    depth = deepest = 0
+    where, key, last_string, field = start, None, None, None
+    for token in _NESTING.finditer(text, start):
+        mark = token.group()
+        if mark in ("[", "{"):
+            depth += 1
+            if depth > deepest:
+                deepest, where, field = depth, token.start(), key
+        elif mark in ("]", "}"):
+            depth -= 1
+            if depth <= 0:
+                break
+        elif mark == ":":
+            if depth == 1:
+                key = last_string
+        else:
+            last_string = mark
+    if field is not None:
+        try:
+            field = json.loads(field)
+        except json.JSONDecodeError:
+            field = field[1:-1]
+    at = line + line_of(text, where) - 1
+    msg = f"{TOO_DEEP}: {deepest:,} levels, more than Python's JSON parser can follow"
+    return LabelerError(msg, path=path, line=at, field=field)
+
+
 def loads(text: str, *, path: Path | str, line: int = 1) -> Any:
     """One JSON value, strictly; errors name ``path`` and the line (``line`` is the file line
     ``text`` starts on)."""
@@ -75,12 +113,17 @@ def loads(text: str, *, path: Path | str, line: int = 1) -> Any:
         return _DECODER.decode(text)
     except (json.JSONDecodeError, _DuplicateKey, _NotANumber) as error:
         raise _error(error, text, getattr(error, "pos", 0), path=path, line=line) from None
+    except RecursionError:
+        start = len(text) - len(text.lstrip())
+        raise _too_deep(text, start, path=path, line=line) from None
 
 
 def _decode_at(text: str, position: int, *, path: Path | str) -> tuple[Any, int]:
     """The value starting at ``position`` and where it ends; errors name the line."""
     try:
         return _DECODER.raw_decode(text, position)
+    except RecursionError:
+        raise _too_deep(text, position, path=path, line=1) from None
     except json.JSONDecodeError as error:
         if error.pos >= len(text.rstrip()):
             msg = (
@@ -236,13 +279,16 @@ def _more_than_one_value(text: str, start: int) -> bool:
     """Whether JSON text follows the first value (JSON lines in a file named .json)."""
     try:
         end = json.JSONDecoder().raw_decode(text, start)[1]
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return False  # the strict walk reports the error with its line
     return _skip(text, end) < len(text)
 
 
 def _nothing_after(text: str, start: int, *, path: Path | str) -> None:
-    end = json.JSONDecoder().raw_decode(text, start)[1]
+    try:
+        end = json.JSONDecoder().raw_decode(text, start)[1]
+    except RecursionError:  # the items were read one by one; the whole is deeper by one
+        raise _too_deep(text, start, path=path, line=1) from None
     rest = _skip(text, end)
     if rest < len(text):
         msg = "not valid JSON: more text after the list"
