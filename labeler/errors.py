@@ -26,6 +26,15 @@ def shown(value: object, limit: int = SHOWN_CHARACTERS) -> str:
     return f"{text[:limit]}… ({len(text):,} characters)"
 
 
+def cut(value: object, limit: int = SHOWN_CHARACTERS) -> str:
+    """A value named without quotes in an error message (``question q1: chunk c7 ...``), cut as
+    ``shown`` cuts it."""
+    text = str(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text):,} characters)"
+
+
 class Quoted:
     """A value that quotes itself with ``shown`` under ``{!r}`` and ``{}``: for messages
     written as templates before their value is known (the store's checks of staged rows)."""
@@ -39,10 +48,7 @@ class Quoted:
         return shown(self.value)
 
     def __format__(self, spec: str) -> str:
-        text = str(self.value)
-        if len(text) <= SHOWN_CHARACTERS:
-            return format(text, spec)
-        return f"{text[:SHOWN_CHARACTERS]}… ({len(text):,} characters)"
+        return format(cut(self.value), spec)
 
 
 class LabelerError(Exception):
@@ -91,5 +97,6 @@ __all__ = [
     "LabelerError",
     "NotFoundError",
     "Quoted",
+    "cut",
     "shown",
 ]

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from labeler.errors import LabelerError
+from labeler.errors import LabelerError, shown
 from labeler.importers.contexts import ContextMatch, ContextMatcher, strip_hop
 from labeler.models import ImportReport
 from labeler.readers import empty_file
@@ -124,7 +124,7 @@ def _merge_duplicates(
             merged[row.id] = row
             continue
         if first.text != row.text:
-            msg = f"question id {row.id!r} is also on line {first.line}, with another question"
+            msg = f"question id {shown(row.id)} is also on line {first.line}, with another question"
             raise LabelerError(msg, path=path, line=row.line, field="id")
         duplicates += 1
         pairs = dict.fromkeys(_paired(first)) | dict.fromkeys(_paired(row))

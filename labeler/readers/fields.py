@@ -300,21 +300,28 @@ def parse_literal(text: str) -> Any:
     """A list or object written as JSON or as a Python literal (as Ragas' CSVs hold them);
     raises ValueError, saying why, when it is neither."""
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except json.JSONDecodeError:
         pass
     except RecursionError:
         raise ValueError(TOO_DEEP) from None
+    else:
+        if SURROGATE_ESCAPE.search(text) and lone_surrogate(value) is not None:
+            raise ValueError(LONE_SURROGATE)
+        return value
     strings = _string_list(text)
     if strings is not None:
         return strings
     try:
-        return ast.literal_eval(text)
+        value = ast.literal_eval(text)
     except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError) as error:
         if isinstance(error, RecursionError) or "too many nested" in str(error):
             raise ValueError(TOO_DEEP) from None
         msg = "neither JSON nor a Python literal"
         raise ValueError(msg) from None
+    if "\\" in text and lone_surrogate(value) is not None:
+        raise ValueError(LONE_SURROGATE)
+    return value
 
 
 TOO_DEEP = "lists or objects nested too deep"
@@ -375,7 +382,9 @@ def _listed(
             try:
                 value = parse_literal(text)
             except ValueError as error:
-                msg = f"expected a list (as JSON or a Python literal) and could not read it: {error}"
+                msg = (
+                    f"expected a list (as JSON or a Python literal) and could not read it: {error}"
+                )
                 raise _fail(msg, path=path, line=line, field=field) from None
         elif separator is not None:
             return [part for part in value.split(separator) if part.strip()]
@@ -475,6 +484,36 @@ def as_object(
     return value
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+LONE_SURROGATE = (
+    "holds a lone surrogate (an unpaired \\uD800 to \\uDFFF escape), which is not text: no"
+    " UTF-8 file or database can hold it"
+)
+
+
+def lone_surrogate(value: Any) -> tuple[str | None] | None:
+    """``(field,)`` when a text in ``value`` (a decoded JSON value) holds a lone surrogate,
+    with the member of the top-level object it is in (None for a value that is not an
+    object); None when there is none. JSON's ``\\ud800`` escape decodes to one, and the
+    database would refuse it with a traceback."""
+    stack: list[tuple[Any, str | None]] = [(value, None)]
+    while stack:
+        item, field = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return (field,)
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                here = key if field is None and item is value else field
+                if _SURROGATE.search(key):
+                    return (here,)
+                stack.append((child, here))
+        elif isinstance(item, (list, tuple)):
+            stack.extend((child, field) for child in item)
+    return None
+
+
 def nesting(value: Any) -> int:
     """How deep lists and objects nest in ``value`` (0 for a text or a number), counted
     without recursion, stopping once past ``MAX_DEPTH``: a value stored as JSON must be
@@ -528,6 +567,7 @@ def text_field(
 
 __all__ = [
     "GRADE_LIMIT",
+    "LONE_SURROGATE",
     "MAX_DEPTH",
     "NAME_RULE",
     "REFUSED_CATEGORIES",
@@ -548,6 +588,7 @@ __all__ = [
     "character_name",
     "describe",
     "first_of",
+    "lone_surrogate",
     "nesting",
     "parse_literal",
     "present",

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from labeler.errors import LabelerError
-from labeler.readers.fields import TOO_DEEP
+from labeler.errors import LabelerError, shown
+from labeler.readers.fields import LONE_SURROGATE, SURROGATE_ESCAPE, TOO_DEEP, lone_surrogate
 from labeler.readers.files import Progress, check_file, empty_file, line_of, lines, text_of
 
 
@@ -59,7 +59,7 @@ def _error(
     """The LabelerError for a parse failure at ``position`` of ``text`` (whose first line is
     line ``line`` of the file)."""
     if isinstance(error, _DuplicateKey):
-        msg = f"the key {error.key!r} appears twice in one object"
+        msg = f"the key {shown(error.key)} appears twice in one object"
         return LabelerError(msg, path=path, line=line, field=error.key)
     if isinstance(error, _NotANumber):
         msg = f"not valid JSON: {error} is not a JSON number"
@@ -110,12 +110,23 @@ def loads(text: str, *, path: Path | str, line: int = 1) -> Any:
     """One JSON value, strictly; errors name ``path`` and the line (``line`` is the file line
     ``text`` starts on)."""
     try:
-        return _DECODER.decode(text)
+        value = _DECODER.decode(text)
     except (json.JSONDecodeError, _DuplicateKey, _NotANumber) as error:
         raise _error(error, text, getattr(error, "pos", 0), path=path, line=line) from None
     except RecursionError:
         start = len(text) - len(text.lstrip())
         raise _too_deep(text, start, path=path, line=line) from None
+    _text_only(value, text, path=path, line=line)
+    return value
+
+
+def _text_only(value: Any, text: str, *, path: Path | str, line: int) -> None:
+    """Refuse a value whose texts hold a lone surrogate (see ``lone_surrogate``); only text
+    with such an escape is looked through, and most lines have no ``\\u`` at all."""
+    if "\\u" in text and SURROGATE_ESCAPE.search(text):
+        found = lone_surrogate(value)
+        if found is not None:
+            raise LabelerError(LONE_SURROGATE, path=path, line=line, field=found[0])
 
 
 def _decode_at(text: str, position: int, *, path: Path | str) -> tuple[Any, int]:
@@ -223,7 +234,7 @@ def object_members(
         seen.add(key)
         position = _skip(text, position)
         if position >= len(text) or text[position] != ":":
-            msg = f"not valid JSON: expected ':' after the key {key!r}"
+            msg = f"not valid JSON: expected ':' after the key {shown(key)}"
             raise LabelerError(msg, path=path, line=line_of(text, min(position, len(text) - 1)))
         position = _skip(text, position + 1)
         value, end = _decode_at(text, position, path=path)
@@ -249,7 +260,7 @@ def iter_json_items(
     if start >= len(text):
         return
     if text[start] == "[":
-        yield from _objects(array_items(text, start, path=path), path=path)
+        yield from _objects(array_items(text, start, path=path), path=path, text=text)
         _nothing_after(text, start, path=path)
         return
     if text[start] != "{":
@@ -262,16 +273,25 @@ def iter_json_items(
     members = list(object_members(text, start, path=path))
     for _, key, value, position in members:
         if key in list_keys and type(value) is list:
-            yield from _objects(array_items(text, position, path=path), path=path)
+            yield from _objects(array_items(text, position, path=path), path=path, text=text)
             return
-    yield line_of(text, start), {key: value for _, key, value, _ in members}
+    record = {key: value for _, key, value, _ in members}
+    _text_only(record, text, path=path, line=line_of(text, start))
+    yield line_of(text, start), record
 
 
-def _objects(items: Iterator[tuple[int, Any]], *, path: Path | str) -> Iterator[tuple[int, dict]]:
+def _objects(
+    items: Iterator[tuple[int, Any]], *, path: Path | str, text: str
+) -> Iterator[tuple[int, dict]]:
+    check = "\\u" in text and SURROGATE_ESCAPE.search(text) is not None
     for line, item in items:
         if type(item) is not dict:
             msg = f"expected a JSON object, got {_kind(item)}"
             raise LabelerError(msg, path=path, line=line)
+        if check:
+            found = lone_surrogate(item)
+            if found is not None:
+                raise LabelerError(LONE_SURROGATE, path=path, line=line, field=found[0])
         yield line, item
 
 

@@ -12,7 +12,7 @@ import csv
 from collections.abc import Iterator
 from pathlib import Path
 
-from labeler.errors import LabelerError
+from labeler.errors import LabelerError, cut, shown
 from labeler.readers.files import CSV, JSON, JSONL, PARQUET, TSV, Progress, check_file, lines
 from labeler.readers.jsonfiles import iter_json_items, iter_jsonl
 
@@ -43,8 +43,8 @@ def iter_csv(
     header = [h.strip() for h in header]
     twice = sorted({h for h in header if header.count(h) > 1 and h})
     if twice:
-        msg = f"the column {twice[0]!r} appears twice in the header"
-        raise LabelerError(msg, path=path, line=reader.line_num, field=twice[0])
+        msg = f"the column {shown(twice[0])} appears twice in the header"
+        raise LabelerError(msg, path=path, line=reader.line_num, field=cut(twice[0]))
     line = reader.line_num
     while True:
         start = line + 1
@@ -72,7 +72,7 @@ def _table_error(
     if found is None:
         return LabelerError(f"not a valid table: {error}", path=path, line=start)
     opened, column, closed = found
-    field = header[column] if column < len(header) else f"column {column + 1}"
+    field = cut(header[column]) if column < len(header) else f"column {column + 1}"
     if closed is None:
         msg = (
             "the quoted cell that opens here is never closed: a '\"' is missing, and every"
@@ -82,7 +82,7 @@ def _table_error(
         on = "" if closed == opened else f" on line {closed}"
         msg = (
             f"the quoted cell that opens here has more text after its closing '\"'{on} (a quote"
-            " inside a quoted cell is written twice: \"\")"
+            ' inside a quoted cell is written twice: "")'
         )
     return LabelerError(msg, path=path, line=opened, field=field)
 

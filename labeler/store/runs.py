@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from labeler.errors import LabelerError
+from labeler.errors import LabelerError, Quoted
 from labeler.store.base import StoreBase, now
 
 # (line, question_id, chunk_id, rank or None, score or None)
@@ -180,4 +180,4 @@ def _raise_first(store: StoreBase, path: str, checks: list[tuple]) -> None:
     for sql, params, field, message in checks:
         row = store.conn.execute(sql, params).fetchone()
         if row is not None:
-            raise LabelerError(message.format(row[1]), path=path, line=row[0], field=field)
+            raise LabelerError(message.format(Quoted(row[1])), path=path, line=row[0], field=field)
