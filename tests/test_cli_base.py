@@ -183,6 +183,6 @@ def test_a_failed_import_into_an_existing_database_keeps_it(tmp_path, files) -> 
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": \n', encoding="utf-8")
     assert run("--db", str(db), "import", "chunks", str(bad)).exit_code == 2
-    assert json.loads(run("--db", str(db), "status", "--format", "json").output)[
-        "chunkings"
-    ] == {"default": 5}
+    assert json.loads(run("--db", str(db), "status", "--format", "json").output)["chunkings"] == {
+        "default": 5
+    }
