@@ -143,7 +143,7 @@ def test_deep_values_in_cells_and_objects() -> None:
         ("a\u200bb", "an invisible formatting character (U+200B ZERO WIDTH SPACE)"),
         ("a\u202eb", "an invisible formatting character (U+202E RIGHT-TO-LEFT OVERRIDE)"),
         ("\ufeffa", "(U+FEFF ZERO WIDTH NO-BREAK SPACE)"),
-        ("a\u2028b", "whitespace (U+2028 LINE SEPARATOR)"),
+        ("a\u2028b", "whitespace (U+2028)"),
         ("a\x85b", "whitespace (U+0085)"),
         ("a\ud800", "a lone surrogate (U+D800)"),
     ],

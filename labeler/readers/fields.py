@@ -97,9 +97,11 @@ def character_name(char: str) -> str:
     """``a tab``, ``an invisible formatting character (U+200B ZERO WIDTH SPACE)``."""
     if char in _NAMED:
         return _NAMED[char]
-    what = "whitespace" if char.isspace() else REFUSED_CATEGORIES.get(unicodedata.category(char))
-    name = unicodedata.name(char, "")
-    return f"{what or 'a character'} (U+{ord(char):04X}{' ' + name if name else ''})"
+    if char.isspace():
+        return f"whitespace (U+{ord(char):04X})"
+    what = REFUSED_CATEGORIES.get(unicodedata.category(char), "a character")
+    name = unicodedata.name(char, "")  # what tells an invisible character apart
+    return f"{what} (U+{ord(char):04X}{' ' + name if name else ''})"
 
 
 def _id_problem(text: str) -> tuple[str, str] | None:
