@@ -10,8 +10,8 @@ value, or raises a LabelerError naming the file, the line and the field. The rul
   be written out again), nor an invisible formatting character (Unicode category Cf: a zero
   width space U+200B, a bidi override U+202E; two ids that look the same would differ), nor
   starting with ``#`` (TREC tools read such a line as a comment).
-- **names** (a chunking, a run named on the command line or in a form): the rule of ids, so a
-  name can be typed, shown and written to a TREC file as it is.
+- **names** (a chunking's, from an option, a form field or a version's manifest): the rule of
+  ids, so a name can be typed, shown and written to a file as it is.
 - **text** (a question, a chunk's text, a title): text only; a number or a list is an error.
 - **integers** (grades, ranks, offsets): a JSON integer, or text of plain ASCII digits with an
   optional sign (``"2"``, ``"-1"``); not ``"2.0"``, ``"0_1"``, a full-width digit or a
@@ -135,8 +135,8 @@ def as_name(
     path: str | Path | None = None,
     line: int | None = None,
 ) -> str:
-    """A name (``what``: "chunking", "run") by the rule of ids, wherever it comes from: an
-    option, a form field, a file."""
+    """A name (``what`` names its kind: "chunking") by the rule of ids, wherever it comes
+    from: an option, a form field, a file."""
     problem = _id_problem(value) if isinstance(value, str) else ("is not text", "")
     if problem is None:
         return value
@@ -443,6 +443,8 @@ def as_tags(
                 why = TOO_DEEP if isinstance(error, RecursionError) else "not valid JSON"
                 msg = f"expected a JSON list of texts and could not read it: {why}"
                 raise _fail(msg, path=path, line=line, field=field) from None
+            if SURROGATE_ESCAPE.search(text) and lone_surrogate(value) is not None:
+                raise _fail(LONE_SURROGATE, path=path, line=line, field=field)
         else:
             for separator in ("|", ";"):
                 text = text.replace(separator, ",")

@@ -90,35 +90,33 @@ def _table_error(
 def _bad_quote(path: Path, start: int, delimiter: str) -> tuple[int, int, int | None] | None:
     """(line, column, closing line or None) of the quoted cell of the row starting on line
     ``start`` that is never closed or has text after its closing quote; None if there is
-    none. Read again from the row's start, on the error path only."""
-    column, at_start, quoted = 0, True, False
-    opened = 0
+    none. Read again from the row's start, on the error path only, jumping from quote to
+    quote (a quote left open runs to the end of the file)."""
+    column, opened, quoted = 0, 0, False
     for number, text in lines(path, keep_blank=True):
         if number < start:
             continue
         position = 0
-        while position < len(text):
-            char = text[position]
+        while position <= len(text):
             if quoted:
-                if char == '"':
-                    following = text[position + 1 : position + 2]
-                    if following == '"':
-                        position += 1
-                    elif following in ("", delimiter):
-                        quoted = False
-                    else:
-                        return opened, column, number
-            elif char == '"' and at_start:
-                quoted, opened = True, number
-            elif char == delimiter:
-                column += 1
-                at_start = True
-                position += 1
+                close = text.find('"', position)
+                if close < 0:
+                    break  # the cell goes on on the next line
+                following = text[close + 1 : close + 2]
+                if following == '"':
+                    position = close + 2
+                    continue
+                if following not in ("", delimiter):
+                    return opened, column, number
+                quoted, position = False, close + 1
                 continue
-            at_start = False
-            position += 1
-        if not quoted:
-            return None  # the row ended on this line: its quotes are fine
+            if text.startswith('"', position):
+                quoted, opened, position = True, number, position + 1
+                continue
+            after = text.find(delimiter, position)
+            if after < 0:
+                return None  # the row ends on this line: its quotes are fine
+            column, position = column + 1, after + 1
     return (opened, column, None) if quoted else None
 
 
