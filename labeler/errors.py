@@ -9,6 +9,47 @@ from __future__ import annotations
 
 from pathlib import Path
 
+SHOWN_CHARACTERS = 80
+
+
+def shown(value: object, limit: int = SHOWN_CHARACTERS) -> str:
+    """A value quoted in an error message, as ``repr`` writes it but cut to its first ``limit``
+    characters, saying how long it was: a 50 MB id from a file must not become a 50 MB error
+    line, and the start of a value is what finds it in the file."""
+    if isinstance(value, str):
+        if len(value) <= limit:
+            return repr(value)
+        return f"{value[:limit]!r}… ({len(value):,} characters)"
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text):,} characters)"
+
+
+def cut(value: object, limit: int = SHOWN_CHARACTERS) -> str:
+    """A value named without quotes in an error message (``question q1: chunk c7 ...``), cut as
+    ``shown`` cuts it."""
+    text = str(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text):,} characters)"
+
+
+class Quoted:
+    """A value that quotes itself with ``shown`` under ``{!r}`` and ``{}``: for messages
+    written as templates before their value is known (the store's checks of staged rows)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return shown(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(cut(self.value), spec)
+
 
 class LabelerError(Exception):
     """A user error: a bad file, an unknown id, an invalid grade.
@@ -50,4 +91,12 @@ class ConflictError(LabelerError):
     question): the write is refused, never applied over theirs."""
 
 
-__all__ = ["ConflictError", "LabelerError", "NotFoundError"]
+__all__ = [
+    "SHOWN_CHARACTERS",
+    "ConflictError",
+    "LabelerError",
+    "NotFoundError",
+    "Quoted",
+    "cut",
+    "shown",
+]

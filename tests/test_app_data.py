@@ -46,6 +46,46 @@ def test_a_bad_upload_shows_the_error_and_writes_nothing(page: AppTest, loaded: 
     assert table_counts(loaded) == before
 
 
+@pytest.mark.parametrize(
+    ("kind", "name", "content", "error"),
+    [
+        (
+            "chunks",
+            "u.csv",
+            b'id,text\nc1,"hello\nc2,world\n',
+            'u.csv:2: field "text": the quoted cell that opens here is never closed: a \'"\' is'
+            " missing, and every line after it would be read into this one cell",
+        ),
+        (
+            "questions",
+            "deep.json",
+            b"[" * 10_000,
+            "deep.json:1: lists or objects nested too deep: 9,999 levels, more than Python's JSON"
+            " parser can follow",
+        ),
+        (
+            "ragas",
+            "deep.json",
+            b'[{"user_input": "Q?", "reference_contexts": ' + b"[" * 10_000 + b"}]",
+            'deep.json:1: field "reference_contexts": lists or objects nested too deep: 10,001'
+            " levels, more than Python's JSON parser can follow",
+        ),
+    ],
+    ids=["unclosed quote", "deep questions", "deep Ragas contexts"],
+)
+def test_a_malformed_upload_is_one_error_without_a_server_path(
+    page: AppTest, loaded: Store, kind: str, name: str, content: bytes, error: str
+) -> None:
+    """#19 items 5 and 7: the upload goes through the same readers as the command line; the
+    error names the file as the user knows it (no temporary folder of the server), and no
+    traceback is shown."""
+    before = table_counts(loaded)
+    upload(page, kind, name, content)
+    assert not page.exception
+    assert notes(page, "error") == [error]
+    assert table_counts(loaded) == before
+
+
 def test_a_ragas_file_comes_in_as_generated_questions(page: AppTest, loaded: Store) -> None:
     path = DATA / "formats" / "ragas" / "testset_2.csv"
     upload(page, "ragas", path.name, path.read_bytes())

@@ -6,7 +6,10 @@ line naming the file, the line and the field, and leave the database exactly as 
 SQL dump compared before and after). The defects are those of issue #8 (items 3 to 7 and 12):
 ids that TREC files cannot carry, silent coercions, the BEIR header, empty files, the two
 tracebacks, and errors without a line number; plus the classic ones (bad JSON, a wrong column
-count, an unknown id)."""
+count, an unknown id); and those of issue #19 (items 5 and 7 to 10): unclosed CSV quotes, deep
+JSON, an out-of-range judge score, invisible characters and loose names, long values, and
+eval's duplicate chunk. A case with a ``command`` runs that command (``judge import``,
+``eval``) instead of ``import KIND``; every error line is short, whatever the file holds."""
 
 from __future__ import annotations
 
@@ -36,6 +39,13 @@ class Case:
     says: str
     target: str | None = None
     options: tuple[str, ...] = ()
+    command: tuple[str, ...] = ()  # the command before the file; "{dir}" is the case's folder
+
+    def arguments(self, folder: Path, target: Path, db: Path) -> list[str]:
+        if not self.command:
+            return ["import", self.kind, str(target), *self.options, "--db", str(db)]
+        prefix = [part.format(dir=folder) for part in self.command]
+        return ["--db", str(db), *prefix, str(target), *self.options]
 
 
 def jl(*records: object) -> str:
@@ -52,6 +62,16 @@ def beir(corpus: str, queries: str, qrels: str) -> dict[str, str]:
 
 BEIR_CORPUS = jl({"_id": "b1", "text": "one"}, {"_id": "b2", "text": "two"})
 BEIR_QUERIES = jl({"_id": "bq", "text": "Which?"})
+DEEP = "[" * 10_000  # #19 item 7: a RecursionError traceback in every JSON reader
+JUDGE = ("judge", "import")
+BIG = "x" * 1_000_000  # #19 item 10: a long value is cut in the message
+
+
+def ragas_results(bad_row: int, value: str) -> str:
+    """50 rows of Ragas results, faithfulness ``value`` on the row ``bad_row`` (from 0)."""
+    rows = [f"Q{i}?,A{i},\"['c{i}']\",{value if i == bad_row else '0.5'}" for i in range(50)]
+    return "user_input,response,retrieved_contexts,faithfulness\n" + "\n".join(rows) + "\n"
+
 
 CASES = [
     # 3. ids that TREC files cannot carry ---------------------------------------------------
@@ -470,6 +490,240 @@ CASES = [
         "q.csv:2: ",
         "expected 2 columns",
     ),
+    # #19 item 5: an unclosed quote swallowed every row after it -------------------------------
+    Case(
+        "unclosed quote in a chunks CSV",
+        "chunks",
+        {"u.csv": 'id,text\nc1,"hello\nc2,world\n'},
+        'u.csv:2: field "text"',
+        "the quoted cell that opens here is never closed",
+    ),
+    Case(
+        "text after a closing quote, rows later",
+        "chunks",
+        {"u.csv": 'id,text\nc1,"hello\nc2,"world"\n'},
+        'u.csv:2: field "text"',
+        "has more text after its closing '\"' on line 3",
+    ),
+    Case(
+        "unclosed quote in a questions TSV",
+        "questions",
+        {"q.tsv": 'id\tquestion\nq1\tWhy?\nq9\t"How?\nq10\tWhen?\n'},
+        'q.tsv:3: field "question"',
+        "never closed",
+    ),
+    Case(
+        "unclosed quote in a Ragas CSV",
+        "ragas",
+        {"r.csv": 'user_input,reference_contexts\n"Q?,x\nR?,y\n'},
+        'r.csv:2: field "user_input"',
+        "never closed",
+    ),
+    Case(
+        "unclosed quote in a DeepEval CSV",
+        "deepeval",
+        {"g.csv": 'input,expected_output\nQ?,"A\nR?,B\n'},
+        'g.csv:2: field "expected_output"',
+        "never closed",
+    ),
+    Case(
+        "unclosed quote in Ragas results",
+        "judge",
+        {"r.csv": ragas_results(3, '"0.5')},
+        'r.csv:5: field "faithfulness"',
+        "has more text after its closing '\"' on line 6",
+        command=JUDGE,
+    ),
+    # #19 item 7: deep JSON ---------------------------------------------------------------------
+    Case(
+        "deep JSON in a chunk's text",
+        "chunks",
+        {"c.jsonl": jl(GOOD_CHUNK) + '{"id": "c", "text": ' + DEEP + "}\n"},
+        'c.jsonl:2: field "text"',
+        "nested too deep: 10,001 levels",
+    ),
+    Case(
+        "deep chunk metadata that Python still parses",
+        "chunks",
+        {
+            "c.jsonl": '{"id": "c", "text": "t", "metadata": {"a": '
+            + "[" * 120
+            + "1"
+            + "]" * 120
+            + "}}\n"
+        },
+        'c.jsonl:1: field "metadata"',
+        "nested too deep: more than 100 levels",
+    ),
+    Case("deep JSON questions", "questions", {"q.json": DEEP}, "q.json:1: ", "nested too deep"),
+    Case("deep JSON Ragas", "ragas", {"r.json": DEEP}, "r.json:1: ", "nested too deep"),
+    Case(
+        "deep list in a Ragas CSV cell",
+        "ragas",
+        {"r.csv": f'user_input,reference_contexts\nQ?,"{DEEP}"\n'},
+        'r.csv:2: field "reference_contexts"',
+        "could not read it: lists or objects nested too deep",
+    ),
+    Case("deep JSON DeepEval", "deepeval", {"g.json": DEEP}, "g.json:1: ", "nested too deep"),
+    Case(
+        "deep JSON run",
+        "run",
+        {"r.json": '{"q1": ' + DEEP + "}"},
+        "r.json:1: ",
+        "nested too deep: 10,000 levels",
+    ),
+    Case(
+        "deep JSON qrels",
+        "qrels",
+        {"q.jsonl": '{"question_id": "q1", "chunk_id": ' + DEEP + "}\n"},
+        'q.jsonl:1: field "chunk_id"',
+        "nested too deep",
+    ),
+    Case(
+        "deep JSON judge file",
+        "judge",
+        {"j.json": DEEP},
+        "j.json:1: ",
+        "nested too deep",
+        command=JUDGE,
+    ),
+    Case(
+        "deep JSON judge lines",
+        "judge",
+        {"j.jsonl": '{"item": "a", "verdict": ' + DEEP + "}\n"},
+        'j.jsonl:1: field "verdict"',
+        "nested too deep",
+        command=JUDGE,
+    ),
+    Case(
+        "deep JSON run for eval",
+        "eval",
+        {"q.qrels": "q1 0 rate-limits 1\n", "r.json": '{"q1": ' + DEEP + "}"},
+        "r.json:1: ",
+        "nested too deep",
+        target="r.json",
+        command=("eval", "--qrels", "{dir}/q.qrels", "--run"),
+    ),
+    # #19 item 8: one score off its scale -------------------------------------------------------
+    Case(
+        "faithfulness 1.02 in 50 Ragas results",
+        "judge",
+        {"r.csv": ragas_results(37, "1.02")},
+        'r.csv:39: field "faithfulness"',
+        "1.02 is not a verdict on faithfulness's scale: a score from 0 to 1",
+        command=JUDGE,
+    ),
+    # #19 item 9: invisible characters and loose names -------------------------------------------
+    Case(
+        "chunk id with a zero width space",
+        "chunks",
+        {"c.jsonl": jl({"id": "rate\u200blimits", "text": "t"})},
+        'c.jsonl:1: field "id"',
+        "invisible formatting character (U+200B ZERO WIDTH SPACE)",
+    ),
+    Case(
+        "question id with a bidi override",
+        "questions",
+        {"q.csv": "id,question\nq\u202e1,Why?\n"},
+        'q.csv:2: field "id"',
+        "(U+202E RIGHT-TO-LEFT OVERRIDE)",
+    ),
+    Case(
+        "run chunk id with a zero width space",
+        "run",
+        {"r.trec": "q1 Q0 rate\u200blimits 1 2 r\n"},
+        'r.trec:1: field "chunk_id"',
+        "invisible formatting character (U+200B ZERO WIDTH SPACE)",
+    ),
+    Case(
+        "qrels chunk id with a word joiner",
+        "qrels",
+        {"q.qrels": "q1 0 rate-limits 1\nq1 0 pagi\u2060nation 1\n"},
+        'q.qrels:2: field "chunk_id"',
+        "U+2060 WORD JOINER",
+    ),
+    Case(
+        "Ragas id with a line separator",
+        "ragas",
+        {"r.jsonl": jl({"user_input": "Q?", "id": "r\u20281"})},
+        'r.jsonl:1: field "id"',
+        "U+2028",
+    ),
+    Case(
+        "chunk id with a lone surrogate",
+        "chunks",
+        {"c.jsonl": '{"id": "c\\ud800", "text": "t"}\n'},
+        'c.jsonl:1: field "id"',
+        "lone surrogate",
+    ),
+    Case(
+        "chunk text with a lone surrogate",
+        "chunks",
+        {"c.jsonl": '{"id": "c", "text": "half an emoji \\ud83d"}\n'},
+        'c.jsonl:1: field "text"',
+        "lone surrogate",
+    ),
+    Case(
+        "empty chunking name",
+        "chunks",
+        {"c.jsonl": jl(GOOD_CHUNK)},
+        'Error: field "chunking": a chunking name is not empty',
+        "'' is empty",
+        options=("--chunking", ""),
+    ),
+    Case(
+        "chunking name with a tab",
+        "chunks",
+        {"c.jsonl": jl(GOOD_CHUNK)},
+        'Error: field "chunking": ',
+        "'a\\tb' holds a tab",
+        options=("--chunking", "a\tb"),
+    ),
+    Case(
+        "unanswerable maybe",
+        "questions",
+        {"q.jsonl": jl(GOOD_Q, {"id": "q9", "question": "Why?", "unanswerable": "maybe"})},
+        'q.jsonl:2: field "unanswerable"',
+        "expected true or false, got 'maybe'",
+    ),
+    Case(
+        "unanswerable maybe in a CSV",
+        "questions",
+        {"q.csv": "id,question,unanswerable\nq9,Why?,maybe\n"},
+        'q.csv:2: field "unanswerable"',
+        "expected true or false",
+    ),
+    # #19 item 10: long values, and the lines of both duplicates -------------------------------
+    Case(
+        "a 1 MB unknown question id",
+        "run",
+        {"r.trec": f"{BIG} Q0 rate-limits 1 2 r\n"},
+        'r.trec:1: field "question_id"',
+        "unknown question id 'xxxxxxxx",
+    ),
+    Case(
+        "a 1 MB chunk id with a space",
+        "chunks",
+        {"c.jsonl": jl({"id": BIG + " y", "text": "t"})},
+        'c.jsonl:1: field "id"',
+        "… (1,000,002 characters) holds a space",
+    ),
+    Case(
+        "a 1 MB id labelled twice",
+        "qrels",
+        {"q.qrels": f"q1 0 {BIG} 1\nq1 0 {BIG} 2\n"},
+        'q.qrels:2: field "chunk_id"',
+        "… (1,000,000 characters) is labelled twice (lines 1 and 2)",
+    ),
+    Case(
+        "eval: a chunk listed twice",
+        "eval",
+        {"q.qrels": "q1 0 a 1\n", "r.trec": "q1 Q0 a 1 3 r\nq1 Q0 b 2 2 r\nq1 Q0 a 3 1 r\n"},
+        'r.trec:3: field "chunk_id"',
+        "run 'r': question q1: chunk a is listed twice (lines 1 and 3)",
+        target="r.trec",
+        command=("eval", "--qrels", "{dir}/q.qrels", "--run"),
+    ),
 ]
 
 
@@ -506,12 +760,11 @@ def test_bad_input_exits_2_names_file_line_field_and_writes_nothing(
             path.write_text(text, encoding="utf-8")
     target = tmp_path / (case.target or next(iter(case.files)))
     before = dump(db)
-    result = CliRunner().invoke(
-        main, ["import", case.kind, str(target), *case.options, "--db", str(db)]
-    )
+    result = CliRunner().invoke(main, case.arguments(tmp_path, target, db))
     assert result.exit_code == 2, result.output
     message = result.stderr.strip()
     assert message.count("\n") == 0, message  # one line
+    assert len(message) < 800, message[:800]  # a short one, whatever the file holds
     assert message.startswith("Error: "), message
     assert case.where in message, message
     assert case.says in message, message
@@ -529,6 +782,8 @@ def test_the_table_covers_every_importer() -> None:
         "beir",
         "ragas",
         "deepeval",
+        "judge",
+        "eval",
     }
 
 

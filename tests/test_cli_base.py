@@ -87,3 +87,102 @@ def test_the_command_table_lists_every_command() -> None:
     assert "import chunks" in paths
     assert "adjudicate" in paths
     assert len(paths) == len(set(paths))
+
+
+# A database that does not exist (#19 item 12) -------------------------------------------------
+
+# Arguments each command needs to get past click's own checks: the database is looked at
+# before anything else the command does.
+ARGUMENTS = {
+    "adjudicate": ("q1", "c1", "2", "--reviewer", "ana"),
+    "convert": ("exports/x/v1", "--to", "trec"),
+    "diff": ("x", "v1", "v2"),
+    "export": ("x",),
+    "judge define": ("faith",),
+    "judge export": ("--to", "ragas-annotated"),
+    "judge import": ("ratings.jsonl",),
+    "judge sample": ("--metric", "faith"),
+    "next": ("--run", "bm25", "--run", "hybrid"),
+    "remap": ("--from", "v1", "--to", "v2"),
+    "review accept": ("q1", "--reviewer", "ana"),
+    "review reject": ("q1", "--reason", "duplicate", "--reviewer", "ana"),
+    "search": ("retry",),
+    "versions": ("x",),
+}
+
+
+def commands_with_a_database(group: click.Group = main, path: str = "") -> list[str]:
+    found = []
+    for name, command in sorted(group.commands.items()):
+        full = f"{path} {name}".strip()
+        if isinstance(command, click.Group):
+            found += commands_with_a_database(command, full)
+        elif any(p.name == "db_path" for p in command.params):
+            found.append(full)
+    return found
+
+
+@pytest.mark.parametrize("command", commands_with_a_database())
+def test_only_commands_that_bring_data_in_create_a_database(
+    command: str, tmp_path, monkeypatch
+) -> None:
+    from labeler.cli.base import DATABASE_OPTIONAL, may_create_database
+
+    monkeypatch.chdir(tmp_path)
+    if may_create_database(command):
+        return  # init, the imports and the demo: tested below
+    db = tmp_path / "missing.db"
+    args = (*command.split(), *ARGUMENTS.get(command, ()))
+    result = run("--db", str(db), *args)
+    assert not db.exists(), result.output
+    assert list(tmp_path.iterdir()) == []
+    if command in DATABASE_OPTIONAL:
+        return  # reads version folders; the database only when it exists
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        f"Error: {db}: no such database; create it with `labeler --db {db} init`, or by"
+        f" importing a file into it (`labeler --db {db} import chunks FILE`)\n"
+    )
+
+
+def test_init_and_a_good_import_create_the_database(tmp_path, files) -> None:
+    first, second = tmp_path / "a.db", tmp_path / "b.db"
+    assert run("--db", str(first), "init").exit_code == 0
+    assert first.exists()
+    assert run("--db", str(second), "import", "chunks", str(files["chunks"])).exit_code == 0
+    assert json.loads(run("--db", str(second), "status", "--format", "json").output)[
+        "chunkings"
+    ] == {"default": 5}
+
+
+@pytest.mark.parametrize(
+    ("command", "first"),
+    [
+        (("import", "chunks"), {"id": "c1", "text": "t"}),
+        (("import", "questions"), {"id": "q1", "question": "Why?"}),
+        (
+            ("judge", "import"),
+            {"item": "a", "metric": "tone", "rater": "j", "rater_kind": "model", "verdict": 1},
+        ),
+    ],
+    ids=lambda v: " ".join(v) if isinstance(v, tuple) else "",
+)
+def test_a_failed_import_into_a_new_database_leaves_no_file(command, first, tmp_path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(first) + '\n{"id": \n', encoding="utf-8")
+    db = tmp_path / "new.db"
+    result = run("--db", str(db), *command, str(bad))
+    assert result.exit_code == 2
+    assert f"{bad}:2: not valid JSON" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.jsonl"]
+
+
+def test_a_failed_import_into_an_existing_database_keeps_it(tmp_path, files) -> None:
+    db = tmp_path / "p.db"
+    assert run("--db", str(db), "import", "chunks", str(files["chunks"])).exit_code == 0
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": \n', encoding="utf-8")
+    assert run("--db", str(db), "import", "chunks", str(bad)).exit_code == 2
+    assert json.loads(run("--db", str(db), "status", "--format", "json").output)["chunkings"] == {
+        "default": 5
+    }

@@ -102,6 +102,35 @@ def test_list_as_table_and_csv(db: str) -> None:
     ]
 
 
+def test_list_as_csv_neutralises_formulas(files, tmp_path) -> None:
+    """#19 item 6: a generator, a persona or a text starting with =, +, - or @ was written as
+    it was, and a spreadsheet ran it."""
+    path = str(tmp_path / "f.db")
+    assert run("import", "chunks", str(files["chunks"]), "--db", path).exit_code == 0
+    generated = [
+        {
+            "id": "g1",
+            "origin": "generated",
+            "generator": '=HYPERLINK("http://x.example","y")',
+            "persona": "@admin",
+            "question": "-1+2 is what, and why?",
+            "contexts": ["rate-limits"],
+        }
+    ]
+    questions = str(write_jsonl(tmp_path / "g.jsonl", generated))
+    assert run("import", "questions", questions, "--db", path).exit_code == 0
+    output = run("review", "list", "--db", path, "--format", "csv").output
+    assert list(csv.reader(io.StringIO(output)))[1] == [
+        "g1",
+        "pending",
+        '\'=HYPERLINK("http://x.example","y")',
+        "",
+        "'@admin",
+        "",
+        "'-1+2 is what, and why?",
+    ]
+
+
 def test_accept_and_reject_then_stats(db: str) -> None:
     result = run(
         "review", "accept", "g1", "g2", "--reviewer", "maria", "--confirm-sources", "--db", db

@@ -278,6 +278,42 @@ def test_the_full_text_shortlist_finds_the_same_matches(corpus: Store, monkeypat
     assert matcher.match("Nothing like any chunk at all, about gardening.").how == "none"
 
 
+def test_the_word_index_keeps_the_chunks_the_set_test_keeps(corpus: Store) -> None:
+    """The small-chunking path counts shared words over the words' chunk lists (#19 item 11);
+    it must keep exactly the chunks ``shared_words`` keeps, context by context."""
+    matcher = ContextMatcher(corpus, "default")
+    small = matcher._small()
+    assert small is not None
+    texts = [*contexts_of(4), *contexts_of(5), "webhooks are signed", "a", "", "ragas ragas"]
+    for text in texts:
+        query = matching.words(normalise(text))
+        expected = [
+            i
+            for i, body in enumerate(small.bodies)
+            if matching.shared_words(query, matching.words(body)) >= matching.MIN_SHARED_WORDS
+        ]
+        assert small.sharing(query).tolist() == expected, text
+
+
+def test_a_context_repeated_in_a_cell_is_matched_and_kept_once(corpus: Store, tmp_path) -> None:
+    """#19 item 11: 16,000 copies of one context took 10 s, matched one by one; a question's
+    repeated context is one passage."""
+    cell = repr(["Webhooks are signed with HMAC SHA-256."] * 1000 + ["Unknown passage."])
+    path = tmp_path / "r.csv"
+    path.write_text(f'user_input,reference_contexts\nHow?,"{cell}"\n', encoding="utf-8")
+    result = import_ragas(corpus, path)
+    assert result.summary() == (
+        "ragas: 1 added, 0 updated, 0 unchanged; 2 contexts: 0 by id, 1 exact, 0 fuzzy,"
+        " 1 unmatched; 999 repeated contexts of a question merged"
+    )
+    assert result.as_dict()["contexts"]["repeated_merged"] == 999
+    question = stable_id("ragas", "How?")
+    assert [c["text"] for c in corpus.reviews.question_contexts(question)] == [
+        "Webhooks are signed with HMAC SHA-256.",
+        "Unknown passage.",
+    ]
+
+
 def test_unknown_ids_fall_back_to_the_text(corpus: Store) -> None:
     matcher = ContextMatcher(corpus, "default")
     found = matcher.match("Webhooks are signed with HMAC SHA-256.", ids=["gone"])

@@ -229,7 +229,8 @@ def test_ragas_results_csv_one_column_per_metric(store: Store, tmp_path) -> None
     assert result.added == 3
     assert result.skipped == {
         "empty or NaN scores": 1,
-        "column 'response_time': not a score from 0 to 1, so not a metric": 1,
+        "column 'response_time': not a score from 0 to 1 (its values run from 6.2 to 7.5),"
+        " so not a metric": 1,
     }
     faith = rows(store, "faithfulness")
     assert sorted(r[3] for r in faith) == [0.5, 1.0]
@@ -244,6 +245,44 @@ def test_ragas_results_csv_one_column_per_metric(store: Store, tmp_path) -> None
         "It's gone.",
     ]
     assert store.ratings.metrics()["faithfulness"]["threshold_source"] == "default"
+
+
+def ragas_results(path: Path, faithfulness: list[str], extra: str = "") -> Path:
+    """A Ragas results CSV, one row per faithfulness value (and ``extra``'s column)."""
+    head = "user_input,response,retrieved_contexts,faithfulness" + (",custom" if extra else "")
+    rows = [
+        f"Q{i}?,A{i},\"['c{i}']\",{value}" + (f",{extra}" if extra else "")
+        for i, value in enumerate(faithfulness)
+    ]
+    path.write_text(head + "\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+def test_one_score_off_a_known_metrics_scale_refuses_the_file(store: Store, tmp_path) -> None:
+    """#19 item 8: a faithfulness of 1.02 on the 38th of 50 rows (line 39) used to drop the
+    whole metric (0 ratings, exit 0); it names the line, the column, the value and the scale."""
+    values = ["0.5"] * 50
+    values[37] = "1.02"
+    path = ragas_results(tmp_path / "results.csv", values)
+    before = counts(store)
+    with pytest.raises(LabelerError) as caught:
+        import_judgements(store, path)
+    assert str(caught.value) == (
+        f'{path}:39: field "faithfulness": 1.02 is not a verdict on faithfulness\'s scale:'
+        " a score from 0 to 1 (higher is better); passes at >= 0.5"
+    )
+    assert counts(store) == before
+
+
+def test_a_stored_metric_is_checked_not_dropped(store: Store, tmp_path) -> None:
+    """A column of a name no metric is known by is taken on trust, and dropped when its values
+    leave 0 to 1; once it is stored as a metric, a later file's bad value is refused."""
+    first = ragas_results(tmp_path / "first.csv", ["0.5", "0.7"], extra="0.25")
+    import_judgements(store, first)
+    assert store.ratings.metrics()["custom"]["scale"] == "score"
+    later = ragas_results(tmp_path / "later.csv", ["0.5", "0.6"], extra="1.5")
+    with pytest.raises(LabelerError, match=r'later.csv:2: field "custom": 1.5 is not a verdict'):
+        import_judgements(store, later)
 
 
 def test_ragas_results_jsonl_and_a_named_judge(store: Store, tmp_path) -> None:

@@ -126,15 +126,27 @@ def test_bad_run_lines(tmp_path: Path, text: str, message: str) -> None:
 @pytest.mark.parametrize("spacing", [" ", " \t "], ids=["fast reader", "line reader"])
 def test_a_chunk_listed_twice_is_refused_when_evaluated(tmp_path: Path, spacing: str) -> None:
     """trec_eval refuses such a run too; the check runs with the evaluation (it needs the
-    sort by question and chunk that matching does anyway), naming file, run, question, chunk."""
+    sort by question and chunk that matching does anyway), naming file, run, question, chunk,
+    and the lines of both (#19 item 10: row 34 is line 35, the appended one line 501)."""
     lines = [f"q{i // 10} Q0 c{i % 10} {i % 10 + 1} {10 - i % 10} r" for i in range(500)]
     lines.append("q3 Q0 c4 11 0 r")
     path = write(tmp_path, "r.trec", "\n".join(lines).replace(" ", spacing) + "\n")
     run = read_run(path)
-    with pytest.raises(
-        LabelerError, match=r"r.trec: run 'r': question q3: chunk c4 is listed twice"
-    ):
+    with pytest.raises(LabelerError) as caught:
         evaluate({"q3": {"c4": 1}}, run, "mrr")
+    assert str(caught.value) == (
+        f"{path}:501: field \"chunk_id\": run 'r': question q3: chunk c4 is listed twice"
+        " (lines 35 and 501)"
+    )
+
+
+def test_a_chunk_listed_twice_in_a_json_list_is_on_its_line(tmp_path: Path) -> None:
+    path = write(tmp_path, "r.json", '{"q1": ["a", "b"],\n "q3": ["c4", "c5", "c4"]}')
+    with pytest.raises(LabelerError) as caught:
+        evaluate({"q3": {"c4": 1}}, read_run(path), "mrr")
+    assert str(caught.value) == (
+        f"{path}:2: field \"chunk_id\": run 'r': question q3: chunk c4 is listed twice (on line 2)"
+    )
 
 
 def test_wrong_encoding_names_the_line(tmp_path: Path) -> None:

@@ -2,14 +2,21 @@
 
 ``--db PATH`` is accepted before the command (``labeler --db x.db status``) as well as after
 it (``labeler status --db x.db``); the two must agree when both are given.
+
+Which commands may create the database is decided here, once (``CREATES_DATABASE``): those
+that bring data in. Any other command given a database that does not exist exits 2 saying how
+to make one, where it used to create an empty one and report on it (``labeler --db tpyo.db
+status``: exit 0, nothing in it). A command that fails on a database it created removes the
+file again, so a failed first import leaves nothing behind.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +28,12 @@ from labeler.errors import LabelerError
 
 DB_HELP = "SQLite database (default: $LABELER_DB, else ./labeler.db)."
 GROUP_DB = "labeler.db"  # where the group's --db waits for the command (ctx.meta)
+# The commands that bring data in, and so may create the database they are given (a group
+# names all its commands). Every other command needs a database that exists.
+CREATES_DATABASE = ("init", "import", "judge import", "demo")
+# Commands that read version folders and use the database only when it exists (as a witness
+# of what it exported): they neither create nor require one.
+DATABASE_OPTIONAL = ("versions", "diff", "convert")
 
 
 class LabelerGroup(click.Group):
@@ -92,10 +105,63 @@ def shown_path(path: str | Path) -> str:
         return str(path)
 
 
-def open_store(db_path):
+def command_name(ctx: click.Context | None = None) -> str | None:
+    """The running command as a user types it after ``labeler`` ("import chunks"); None
+    outside a command."""
+    ctx = ctx or click.get_current_context(silent=True)
+    names = []
+    while ctx is not None and ctx.parent is not None:
+        names.append(ctx.info_name or "")
+        ctx = ctx.parent
+    return " ".join(reversed(names)) or None
+
+
+def may_create_database(name: str | None) -> bool:
+    """Whether the command ``name`` may create its database (see ``CREATES_DATABASE``); code
+    that is not a command (a test, a library user) may."""
+    if name is None:
+        return True
+    return any(name == c or name.startswith(c + " ") for c in CREATES_DATABASE)
+
+
+def missing_database(path: Path) -> LabelerError:
+    msg = (
+        f"no such database; create it with `labeler --db {path} init`, or by importing a"
+        f" file into it (`labeler --db {path} import chunks FILE`)"
+    )
+    return LabelerError(msg, path=path)
+
+
+def _remove_database(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def open_store(db_path: str | Path) -> Iterator[Any]:
+    """The store of the database at ``db_path``, closed when the block ends. A database that
+    does not exist is created only by the commands of ``CREATES_DATABASE``, and removed again
+    when the command fails: a failed import leaves no empty database behind."""
     from labeler.store import Store
 
-    return Store(db_path)
+    path = Path(db_path)
+    new = str(path) != ":memory:" and not path.exists()
+    if new and not may_create_database(command_name()):
+        raise missing_database(path)
+    try:
+        store = Store(path)
+    except BaseException:
+        if new:
+            _remove_database(path)
+        raise
+    try:
+        yield store
+    except BaseException:
+        store.close()
+        if new:
+            _remove_database(path)
+        raise
+    store.close()
 
 
 def echo_json(data: Any) -> None:
@@ -118,12 +184,17 @@ format_option = click.option(
 
 
 __all__ = [
+    "CREATES_DATABASE",
+    "DATABASE_OPTIONAL",
+    "command_name",
     "database",
     "db_option",
     "echo_json",
     "format_option",
     "given_db",
     "main",
+    "may_create_database",
+    "missing_database",
     "open_store",
     "quote",
     "shown_path",

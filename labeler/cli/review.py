@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from pathlib import Path
 
 import click
 
 from labeler.cli.base import db_option, echo_json, main, open_store
+from labeler.spreadsheet import csv_text
 
 STATUS_CHOICES = ("pending", "accepted", "rejected", "all")
 
@@ -99,23 +98,20 @@ def list_cmd(
         click.echo('{"questions": [\n' + lines + "\n]}" if rows else '{"questions": []}')
         return
     if fmt == "csv":
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(["id", "status", "generator", "synthesizer", "persona", "flags", "text"])
-        for row in rows:
-            names = ";".join(f["name"] for f in row["flags"])
-            writer.writerow(
-                [
-                    row["id"],
-                    row["status"],
-                    row["generator"] or "",
-                    row["synthesizer"] or "",
-                    row["persona"] or "",
-                    names,
-                    row["text"],
-                ]
+        header = ("id", "status", "generator", "synthesizer", "persona", "flags", "text")
+        cells = (
+            (
+                row["id"],
+                row["status"],
+                row["generator"],
+                row["synthesizer"],
+                row["persona"],
+                ";".join(f["name"] for f in row["flags"]),
+                row["text"],
             )
-        click.echo(out.getvalue(), nl=False)
+            for row in rows
+        )
+        click.echo(csv_text([header, *cells]), nl=False)
         return
     if not rows:
         click.echo("No generated questions match.")

@@ -2,7 +2,7 @@
 
 The rules, in order, for each (question, chunk) that anyone graded:
 
-1. An adjudicated grade (``labeler adjudicate``, ``labeler.labeling.adjudicate``) wins.
+1. An adjudicated grade (``labeler adjudicate``, ``labeler.grading.disputes.adjudicate``) wins.
 2. Otherwise, when every reviewer gave the same grade, that grade.
 3. Otherwise it is a disagreement: settled by the chosen policy, or listed (and the export
    stops) when no policy is chosen.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from labeler.errors import LabelerError
+from labeler.errors import LabelerError, shown
 
 
 def upsert_unique(
@@ -23,7 +23,7 @@ def upsert_unique(
     added = updated = total = 0
     for line, row in rows:
         if row["id"] in seen:
-            msg = f"duplicate {what} id {row['id']!r} in this file"
+            msg = f"duplicate {what} id {shown(row['id'])} in this file"
             raise LabelerError(msg, path=path, line=line, field="id")
         seen.add(row["id"])
         pending.append(row)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from labeler.errors import LabelerError
+from labeler.errors import LabelerError, cut
 from labeler.importers.batching import upsert_unique
 from labeler.importers.registry import IMPORT_KINDS
 from labeler.models import ImportReport
@@ -13,6 +13,7 @@ from labeler.readers import (
     Progress,
     as_id,
     as_int,
+    as_name,
     as_object,
     as_text,
     check_file,
@@ -54,7 +55,9 @@ def write_chunks(
     chunking: str,
     replace_text: bool = False,
 ) -> ImportReport:
-    """The checks and writes of a chunk import, over records from any reader."""
+    """The checks and writes of a chunk import, over records from any reader. The chunking's
+    name follows the rule of names (``labeler.readers.as_name``): ``--chunking ""`` is refused."""
+    chunking = as_name(chunking, what="chunking")
     with store.write():
         store.corpus.ensure_chunking(chunking, source=str(path))
         added, updated, unchanged = upsert_unique(
@@ -119,7 +122,7 @@ def refuse_text_changes(changes: list[tuple[str, int | None, int, bool]], *, pat
     if not changes:
         return
     listed = ", ".join(
-        f"{chunk_id} ({labels} label{'' if labels == 1 else 's'})"
+        f"{cut(chunk_id)} ({labels} label{'' if labels == 1 else 's'})"
         for chunk_id, _, labels, _ in changes[:SHOWN_CHANGES]
     )
     if len(changes) > SHOWN_CHANGES:

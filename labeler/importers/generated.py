@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from labeler.errors import LabelerError
+from labeler.errors import LabelerError, shown
 from labeler.importers.contexts import ContextMatch, ContextMatcher, strip_hop
 from labeler.models import ImportReport
 from labeler.readers import empty_file
@@ -70,6 +70,7 @@ class GeneratedImport:
     duplicates: int = 0
     suggested: int = 0
     unmatched_total: int = 0
+    repeated: int = 0
 
     def summary(self) -> str:
         parts = [
@@ -82,6 +83,8 @@ class GeneratedImport:
             parts.append(f"{self.multi_turn} multi-turn samples skipped")
         if self.duplicates:
             parts.append(f"{self.duplicates} repeated questions merged")
+        if self.repeated:
+            parts.append(f"{self.repeated} repeated contexts of a question merged")
         return f"{self.report.summary()}; " + "; ".join(parts)
 
     def as_dict(self) -> dict:
@@ -101,6 +104,7 @@ class GeneratedImport:
                 "exact": self.exact,
                 "fuzzy": self.fuzzy,
                 "unmatched": self.unmatched_total,
+                "repeated_merged": self.repeated,
             },
             "suggested_candidates": self.suggested,
             "unmatched": [
@@ -124,7 +128,7 @@ def _merge_duplicates(
             merged[row.id] = row
             continue
         if first.text != row.text:
-            msg = f"question id {row.id!r} is also on line {first.line}, with another question"
+            msg = f"question id {shown(row.id)} is also on line {first.line}, with another question"
             raise LabelerError(msg, path=path, line=row.line, field="id")
         duplicates += 1
         pairs = dict.fromkeys(_paired(first)) | dict.fromkeys(_paired(row))
@@ -179,7 +183,7 @@ def write_generated(
         raise empty_file(path, "questions")
     seen = {row.id for row in rows}
     matcher = ContextMatcher(store, chunking)
-    counts = {"id": 0, "exact": 0, "fuzzy": 0, "none": 0}
+    counts = {"id": 0, "exact": 0, "fuzzy": 0, "none": 0, "repeated": 0}
     unmatched: list[Unmatched] = []
     added = updated = reviewed = suggested = 0
     with store.write():
@@ -191,7 +195,10 @@ def write_generated(
         for row in rows:
             matched: dict[str, None] = {}
             contexts = []
-            for context, ids in _paired(row):
+            pairs = _paired(row)
+            distinct = dict.fromkeys(pairs)  # a context given twice is one passage
+            counts["repeated"] += len(pairs) - len(distinct)
+            for context, ids in distinct:
                 result = matcher.match(context, ids=ids)
                 counts[result.how] += 1
                 if result.how == "none":
@@ -246,7 +253,7 @@ def write_generated(
     return GeneratedImport(
         report=report,
         chunking=chunking,
-        contexts=sum(counts.values()),
+        contexts=counts["id"] + counts["exact"] + counts["fuzzy"] + counts["none"],
         by_id=counts["id"],
         exact=counts["exact"],
         fuzzy=counts["fuzzy"],
@@ -256,6 +263,7 @@ def write_generated(
         multi_turn=multi_turn,
         duplicates=duplicates,
         suggested=suggested,
+        repeated=counts["repeated"],
     )
 
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
-from labeler.errors import LabelerError
+from labeler.errors import LabelerError, shown
 from labeler.importers.batching import upsert_unique
 from labeler.importers.generated import (
     GeneratedImport,
@@ -26,6 +26,7 @@ from labeler.importers.registry import IMPORT_KINDS
 from labeler.models import ImportReport
 from labeler.readers import (
     Progress,
+    as_bool,
     as_id,
     as_object,
     as_tags,
@@ -63,7 +64,15 @@ def question_row(record: dict, *, path: Path, line: int) -> dict:
         row["reference_answer"] = as_text(reference, path=path, line=line, field=field).strip()
     if "tags" in record:
         row["tags"] = as_tags(record["tags"], path=path, line=line)
+    check_unanswerable(record, path=path, line=line)
     return row
+
+
+def check_unanswerable(record: dict, *, path: Path, line: int) -> None:
+    """A file's ``unanswerable`` flag must be a flag (true or false, as every reader takes
+    one), never ignored when it is "maybe". A question file does not set the mark: the mark
+    is a reviewer's label (``labeler import testset`` brings a version's marks in)."""
+    as_bool(record.get("unanswerable"), path=path, line=line, field="unanswerable")
 
 
 def _is_generated(record: dict, *, path: Path, line: int) -> bool:
@@ -71,7 +80,7 @@ def _is_generated(record: dict, *, path: Path, line: int) -> bool:
     if origin is None:
         return False
     if origin not in ORIGINS:
-        msg = f"expected one of {', '.join(ORIGINS)}, got {origin!r}"
+        msg = f"expected one of {', '.join(ORIGINS)}, got {shown(origin)}"
         raise LabelerError(msg, path=path, line=line, field="origin")
     return origin == "generated"
 
@@ -92,6 +101,7 @@ def generated_question(record: dict, *, path: Path, line: int) -> GeneratedQuest
     )
     contexts = as_texts(record.get("contexts"), **where, field="contexts")
     metadata = as_object(record.get("metadata"), **where, field="metadata")
+    check_unanswerable(record, **where)
     both = {**metadata, **record}
 
     def optional(names: tuple[str, ...], within: dict = record) -> str | None:

@@ -21,10 +21,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from labeler.errors import LabelerError
+from labeler.errors import LabelerError, shown
 from labeler.importers.beir import import_beir
 from labeler.models import ImportReport
-from labeler.readers import as_bool, as_id, as_tags, as_text, iter_jsonl
+from labeler.readers import as_bool, as_id, as_name, as_tags, as_text, iter_jsonl
 from labeler.store import Store, check_reviewer
 from labeler.versions.format import QRELS, Version
 from labeler.versions.history import check_record
@@ -116,8 +116,8 @@ def _import_chunks(store: Store, version: Version, chunking: str) -> ImportRepor
         chunk, mine = stored[chunk_id], chunks[chunk_id]
         if (chunk.text, chunk.title, chunk.doc_id) != (mine.text, mine.title, mine.doc_id):
             msg = (
-                f"chunk {chunk_id!r} is already in chunking {chunking!r} with another text,"
-                " title or document; import into another chunking with --chunking NAME"
+                f"chunk {shown(chunk_id)} is already in chunking {shown(chunking)} with another"
+                " text, title or document; import into another chunking with --chunking NAME"
             )
             raise LabelerError(
                 msg, path=version.path / "chunks.jsonl", line=lines[chunk_id], field="id"
@@ -192,7 +192,7 @@ def _import_version(
         reviewer or default_reviewer(f"{version.name[:60]}@v{version.number}")
     )
     with store.write():
-        store.corpus.ensure_chunking(chunking, source=str(version.path))
+        store.corpus.ensure_chunking(as_name(chunking, what="chunking"), source=str(version.path))
         reports = [_import_chunks(store, version, chunking)]
         rows = [
             {

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from labeler.errors import LabelerError
+from labeler.errors import LabelerError, Quoted, cut, shown
 from labeler.judge.formats import detect_format, get_format
 from labeler.judge.metrics import known_metric
 from labeler.judge.records import (
@@ -146,7 +146,7 @@ def _inferred(name: str, values: dict, path: Path) -> str:
     if low >= 0 and high <= 1:
         return "score" if fractional else "binary"
     msg = (
-        f"metric {name!r} has no declared scale and its verdicts run from {low:g} to {high:g}:"
+        f"metric {shown(name)} has no declared scale and its verdicts run from {low:g} to {high:g}:"
         f" declare it, e.g. --metric-scale {name}=ordinal:{math.floor(low)}-{math.ceil(high)}"
     )
     raise LabelerError(msg, path=path, line=values["line"], field="metric")
@@ -246,15 +246,15 @@ def _staged_rows(
             for name in ("question", "answer", "contexts", "chunk_id"):
                 a, b = getattr(first, name), getattr(item, name)
                 if a is not None and b is not None and a != b:
-                    msg = f"item {item.key!r} was given another {name} on an earlier line"
+                    msg = f"item {shown(item.key)} was given another {name} on an earlier line"
                     raise LabelerError(msg, path=path, line=row.line, field=name)
         triple = (item.key, row.metric, row.rater)
         if triple in given:
-            msg = f"{row.rater!r} rates this item on this metric twice in the file"
+            msg = f"{shown(row.rater)} rates this item on this metric twice in the file"
             raise LabelerError(msg, path=path, line=row.line, field="rater")
         given.add(triple)
         if kinds.setdefault(row.rater, row.kind) != row.kind:
-            msg = f"rater {row.rater!r} is called both a model and a human in this file"
+            msg = f"rater {shown(row.rater)} is called both a model and a human in this file"
             raise LabelerError(msg, path=path, line=row.line, field="rater_kind")
         if not math.isfinite(row.value):
             msg = f"expected a number, got {row.value!r}"
@@ -314,15 +314,22 @@ def import_judgements(
         flush_items()
 
         values = store.ratings.staged_metric_values()
-        for name in sorted(source.tentative - set(scales)):
+        # A metric already stored, or declared, is one: its values are checked, not guessed at.
+        for name in sorted(source.tentative - set(scales) - set(stored_metrics)):
             found = values.get(name)
             if found is not None and (found["low"] < 0 or found["high"] > 1):
                 store.ratings.drop_staged_metric(name)
                 del values[name]
-                source.skip(f"column {name!r}: not a score from 0 to 1, so not a metric")
+                source.skip(
+                    f"column {shown(name)}: not a score from 0 to 1 (its values run from"
+                    f" {found['low']:g} to {found['high']:g}), so not a metric"
+                )
         for name in (*scales, *thresholds):
             if name not in values:
-                msg = f"the file has no rating of the metric {name!r} (it has: {', '.join(values)})"
+                msg = (
+                    f"the file has no rating of the metric {shown(name)}"
+                    f" (it has: {cut(', '.join(values))})"
+                )
                 raise LabelerError(msg, path=path, field="metric")
         settled = []
         for name, found in values.items():
@@ -337,11 +344,14 @@ def import_judgements(
             )
             check_stored_fit(store, metric, stored_metrics.get(name))
             scale = metric.scale
+            # A template the store fills with the value: the name's braces are its text.
+            named = f"{Quoted(name)}".replace("{", "{{").replace("}", "}}")
             store.ratings.check_staged_verdicts(
                 str(path),
                 name,
                 _sql_condition(scale),
-                f"{{!r}} is not a verdict on {name}'s scale: {scale.describe()}",
+                f"{{!r}} is not a verdict on {named}'s scale: {scale.describe()}",
+                field=source.value_fields.get(name, "verdict"),
             )
             settled.append(metric)
         store.ratings.resolve_staged_items(chunking, str(path))

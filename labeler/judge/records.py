@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from labeler.errors import LabelerError
+from labeler.errors import LabelerError, shown
 
 KINDS = ("model", "human")
 
@@ -57,9 +57,13 @@ class JudgeFile:
     rows: Iterator[Rating]
     hints: dict[str, MetricHint] = field(default_factory=dict)
     skipped: dict[str, int] = field(default_factory=dict)
-    # Columns a reader took for metrics on trust (Ragas' numeric columns): dropped, and
-    # reported, when their values turn out not to be scores from 0 to 1.
+    # Columns a reader took for metrics on trust (Ragas' numeric columns of names no metric
+    # is known by): dropped, and reported, when their values turn out not to be scores from
+    # 0 to 1.
     tentative: set[str] = field(default_factory=set)
+    # Where the file holds a metric's values, when not in a field called "verdict" (a Ragas
+    # column named after the metric): what an error about a value names.
+    value_fields: dict[str, str] = field(default_factory=dict)
 
     def skip(self, reason: str) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
@@ -89,7 +93,7 @@ def chunk_key(question: str, chunk_id: str) -> str:
 def check_kind(value: object, *, path: Path, line: int, field: str = "rater_kind") -> str:
     kind = str(value or "").strip().lower()
     if kind not in KINDS:
-        msg = f"expected model or human, got {value!r}"
+        msg = f"expected model or human, got {shown(value)}"
         raise LabelerError(msg, path=path, line=line, field=field)
     return kind
 

@@ -4,9 +4,10 @@ It is an optimisation of the one TREC grammar (``labeler.readers.trec``), never 
 grammar: it only takes a file when a scan of its bytes proves that splitting on a single space
 (or a single tab) gives exactly what the grammar gives, and the parsed values pass the same
 rules (grades and ranks in range, scores finite, no '#' id). Anything unusual (mixed or doubled
-separators, comments, a byte-order mark, control characters, Unicode whitespace, extra fields, a
-bad value) returns None, and the caller reads the file with the grammar's line reader, which
-either gives the same result or raises the error naming the line and the field.
+separators, comments, a byte-order mark, control characters, Unicode whitespace, invisible
+formatting characters, extra fields, a bad value) returns None, and the caller reads the file
+with the grammar's line reader, which either gives the same result or raises the error naming
+the line and the field.
 """
 
 from __future__ import annotations
@@ -31,6 +32,14 @@ _KEEP = bytes(b for b in range(256) if b not in _CONTROL)
 _UNICODE_SPACE = re.compile(
     rb"\xc2[\x80-\xa0]|\xe1\x9a\x80|\xe2\x80[\x80-\x8a\xa8\xa9\xaf]|\xe2\x81\x9f|\xe3\x80\x80"
 )
+
+
+def _invisible(data: bytes) -> bool:
+    """Whether a block holds a character the id rule refuses that is neither whitespace nor a
+    control character: an invisible formatting one (a zero width space). Not printable is a
+    superset (private-use and unassigned characters too): the line reader then decides."""
+    text = data.decode("utf-8", "ignore")  # a character cut by the block's end is dropped
+    return not text.replace("\n", "").replace("\t", "").replace("\r", "").isprintable()
 
 
 def _plain(path: Path) -> bytes | None:
@@ -60,7 +69,7 @@ def _plain(path: Path) -> bytes | None:
                 crlfs += data.count(b"\r\n") - tail.count(b"\r\n")
             if data.translate(None, _KEEP):
                 return None  # control characters
-            if not block.isascii() and _UNICODE_SPACE.search(data):
+            if not block.isascii() and (_UNICODE_SPACE.search(data) or _invisible(data)):
                 return None
             tail = data[-3:]
     if separator is None or crs != crlfs:

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from labeler.errors import LabelerError
+from labeler.errors import LabelerError, cut, shown
 from labeler.metrics.batch import Batch, group_positions
 from labeler.metrics.keys import (
     HashCollision,
@@ -33,6 +33,7 @@ from labeler.metrics.registry import DEFAULT_KS, get, parse_metrics
 from labeler.metrics.strings import byte_order, hash64
 from labeler.metrics.tables import Qrels, Run, as_qrels, as_run
 from labeler.metrics.types import Gains, Metric, Options, Order
+from labeler.readers.runs import lines_listing
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -166,6 +167,19 @@ def _ranking_order(run: Run, rows: np.ndarray, order: Order) -> np.ndarray | Non
     return np.lexsort((-chunk_rank, -scores, group))
 
 
+def _listed_twice(run: Run, question: str, chunk: str) -> LabelerError:
+    """The error for a chunk a run lists twice for one question, naming the lines of both
+    when the run's file is at hand (a run is read into columns, without its lines: the file
+    is read again, on this error path only)."""
+    lines = lines_listing(run.source, question, chunk) if run.source else []
+    msg = f"run {shown(run.name)}: question {cut(question)}: chunk {cut(chunk)} is listed twice"
+    if len(lines) >= 2:
+        first, second = lines[:2]
+        msg += f" (lines {first} and {second})" if first != second else f" (on line {first})"
+        return LabelerError(msg, path=run.source, line=lines[1], field="chunk_id")
+    return LabelerError(msg, path=run.source, field="chunk_id")
+
+
 def _grades(qrels: Qrels, run: Run, question: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
     """The grade of each result ``rows`` of the run (None: all, in order; -1 when nobody
     labelled it), whose test-set question is ``question``; raises if the run lists a chunk
@@ -187,9 +201,7 @@ def _grades(qrels: Qrels, run: Run, question: np.ndarray, rows: np.ndarray | Non
             twice = None
     twice = twice or exact_duplicate(question, chunks)  # also the exact path's own check
     if twice is not None:
-        name = qrels.questions[int(question[twice[0]])]
-        msg = f"run {run.name!r}: question {name}: chunk {chunks.get(twice[0])} is listed twice"
-        raise LabelerError(msg, path=run.source)
+        raise _listed_twice(run, qrels.questions[int(question[twice[0]])], chunks.get(twice[0]))
     # Exact path: only after two different ids shared a key.
     lookup = {
         (q, chunk): grade

@@ -6,13 +6,11 @@ best value of each column is marked (``*`` in the table, bold in Markdown); ties
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from labeler.metrics.report import Report
-from labeler.spreadsheet import escape_cell
+from labeler.spreadsheet import csv_text
 
 
 def _figure(value: float | None) -> str:
@@ -155,24 +153,24 @@ def render_markdown(report: Report, *, by_tag: bool = False) -> str:
 
 def render_csv(report: Report, *, by_tag: bool = False) -> str:
     """One row per run (and per tag and run with ``by_tag``): counts, then every metric."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(
+    rows: list[list] = [
         ["run", "tag", "questions", "unanswerable", "no_relevant_label", "missing", *report.metrics]
-    )
+    ]
 
     def row(run: str, tag: str, f: Mapping[str, Any]) -> list:
-        values = ["" if f["metrics"][m] is None else repr(f["metrics"][m]) for m in report.metrics]
+        values = [
+            None if f["metrics"][m] is None else float(f["metrics"][m]) for m in report.metrics
+        ]
         cells = (f["questions"], f["unanswerable"], f["no_relevant_label"], f["missing"])
-        return [escape_cell(run), escape_cell(tag), *cells, *values]
+        return [run, tag, *cells, *values]
 
     for run, figures in report.figures().items():
-        writer.writerow(row(run, "", figures))
+        rows.append(row(run, "", figures))
     if by_tag:
         for tag, per_run in report.by_tag().items():
             for run, figures in per_run.items():
-                writer.writerow(row(run, tag, figures))
-    return out.getvalue()
+                rows.append(row(run, tag, figures))
+    return csv_text(rows)
 
 
 __all__ = ["render_csv", "render_markdown", "render_table"]

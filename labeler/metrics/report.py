@@ -4,7 +4,6 @@ run, a breakdown per question tag, and the gate. What ``labeler eval`` prints, a
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -18,7 +17,7 @@ from labeler.metrics.evaluation import RunResult, evaluate
 from labeler.metrics.registry import DEFAULT_KS, parse_metrics
 from labeler.metrics.tables import Qrels, Run
 from labeler.metrics.types import DEFAULT_OPTIONS, Metric, Options
-from labeler.spreadsheet import escape_cell
+from labeler.spreadsheet import write_rows
 
 if TYPE_CHECKING:  # the gate builds reports: it imports this module, not the other way
     from labeler.metrics.gate import GateResult
@@ -129,17 +128,18 @@ class Report:
         except OSError as error:
             raise LabelerError(f"cannot write: {error.strerror}", path=path) from None
         with handle:
-            out = csv.writer(handle, lineterminator="\n")
-            out.writerow(["run", "question", "metric", "value"])
+            write_rows(handle, [("run", "question", "metric", "value")])
             for result in self.results:
                 keep = np.flatnonzero(result.scored)
                 questions = [result.questions[i] for i in keep.tolist()]
                 for metric in self.metrics:
                     values = result.values[metric][keep].tolist()
-                    run = escape_cell(result.run)
-                    out.writerows(
-                        (run, escape_cell(q), metric, repr(v))
-                        for q, v in zip(questions, values, strict=True)
+                    write_rows(
+                        handle,
+                        (
+                            (result.run, q, metric, float(v))
+                            for q, v in zip(questions, values, strict=True)
+                        ),
                     )
         return path
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from labeler.errors import LabelerError
+from labeler.errors import LabelerError, cut
 from labeler.metrics.batch import group_positions
 from labeler.metrics.keys import (
     HashCollision,
@@ -155,7 +155,8 @@ class Qrels:
                 keys, twice = None, exact_duplicate(self.question_index, self.chunks)
             if twice is not None:
                 question = self.questions[int(self.question_index[twice[0]])]
-                msg = f"question {question}: chunk {self.chunks.get(twice[0])} is labelled twice"
+                chunk = self.chunks.get(twice[0])
+                msg = f"question {cut(question)}: chunk {cut(chunk)} is labelled twice"
                 raise LabelerError(msg, path=self.source)
             self._cache["keys"] = keys
         return self._cache["keys"]

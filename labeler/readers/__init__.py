@@ -25,6 +25,7 @@ from labeler.readers.fields import (
     as_id,
     as_ids,
     as_int,
+    as_name,
     as_object,
     as_rank,
     as_score,
@@ -56,7 +57,7 @@ from labeler.readers.files import (
 )
 from labeler.readers.jsonfiles import iter_json_items, iter_jsonl, json_document, json_file, loads
 from labeler.readers.qrels import QrelsRow, iter_beir_qrels, iter_qrels
-from labeler.readers.runs import RunRow, iter_run
+from labeler.readers.runs import RunRow, iter_run, lines_listing
 from labeler.readers.tables import iter_csv, iter_items, iter_parquet, iter_records, iter_tsv
 from labeler.readers.trec import BEIR_QRELS, QRELS, RUN, Shape, iter_fields
 
@@ -91,6 +92,7 @@ __all__ = [
     "as_id",
     "as_ids",
     "as_int",
+    "as_name",
     "as_object",
     "as_rank",
     "as_score",
@@ -119,6 +121,7 @@ __all__ = [
     "json_file",
     "line_of",
     "lines",
+    "lines_listing",
     "loads",
     "parse_literal",
     "present",

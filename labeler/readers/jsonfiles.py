@@ -9,11 +9,13 @@ line the parser stopped on, or the line where the item in question starts.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from labeler.errors import LabelerError
+from labeler.errors import LabelerError, shown
+from labeler.readers.fields import LONE_SURROGATE, SURROGATE_ESCAPE, TOO_DEEP, lone_surrogate
 from labeler.readers.files import Progress, check_file, empty_file, line_of, lines, text_of
 
 
@@ -57,7 +59,7 @@ def _error(
     """The LabelerError for a parse failure at ``position`` of ``text`` (whose first line is
     line ``line`` of the file)."""
     if isinstance(error, _DuplicateKey):
-        msg = f"the key {error.key!r} appears twice in one object"
+        msg = f"the key {shown(error.key)} appears twice in one object"
         return LabelerError(msg, path=path, line=line, field=error.key)
     if isinstance(error, _NotANumber):
         msg = f"not valid JSON: {error} is not a JSON number"
@@ -68,19 +70,71 @@ def _error(
     return LabelerError(f"not valid JSON: {error.msg} at column {column}", path=path, line=at)
 
 
+# The tokens that matter for nesting: strings (skipped whole, brackets inside them are text),
+# brackets and colons.
+_NESTING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}:]')
+
+
+def _too_deep(text: str, start: int, *, path: Path | str, line: int) -> LabelerError:
+    """The error for a value at ``text[start]`` nested deeper than the parser follows: it
+    names the line where the nesting is deepest and, for an object, the member it is in
+    (``line`` is the file line ``text`` starts on)."""
+    depth = deepest = 0
+    where, key, last_string, field = start, None, None, None
+    for token in _NESTING.finditer(text, start):
+        mark = token.group()
+        if mark in ("[", "{"):
+            depth += 1
+            if depth > deepest:
+                deepest, where, field = depth, token.start(), key
+        elif mark in ("]", "}"):
+            depth -= 1
+            if depth <= 0:
+                break
+        elif mark == ":":
+            if depth == 1:
+                key = last_string
+        else:
+            last_string = mark
+    if field is not None:
+        try:
+            field = json.loads(field)
+        except json.JSONDecodeError:
+            field = field[1:-1]
+    at = line + line_of(text, where) - 1
+    msg = f"{TOO_DEEP}: {deepest:,} levels, more than Python's JSON parser can follow"
+    return LabelerError(msg, path=path, line=at, field=field)
+
+
 def loads(text: str, *, path: Path | str, line: int = 1) -> Any:
     """One JSON value, strictly; errors name ``path`` and the line (``line`` is the file line
     ``text`` starts on)."""
     try:
-        return _DECODER.decode(text)
+        value = _DECODER.decode(text)
     except (json.JSONDecodeError, _DuplicateKey, _NotANumber) as error:
         raise _error(error, text, getattr(error, "pos", 0), path=path, line=line) from None
+    except RecursionError:
+        start = len(text) - len(text.lstrip())
+        raise _too_deep(text, start, path=path, line=line) from None
+    _text_only(value, text, path=path, line=line)
+    return value
+
+
+def _text_only(value: Any, text: str, *, path: Path | str, line: int) -> None:
+    """Refuse a value whose texts hold a lone surrogate (see ``lone_surrogate``); only text
+    with such an escape is looked through, and most lines have no ``\\u`` at all."""
+    if "\\u" in text and SURROGATE_ESCAPE.search(text):
+        found = lone_surrogate(value)
+        if found is not None:
+            raise LabelerError(LONE_SURROGATE, path=path, line=line, field=found[0])
 
 
 def _decode_at(text: str, position: int, *, path: Path | str) -> tuple[Any, int]:
     """The value starting at ``position`` and where it ends; errors name the line."""
     try:
         return _DECODER.raw_decode(text, position)
+    except RecursionError:
+        raise _too_deep(text, position, path=path, line=1) from None
     except json.JSONDecodeError as error:
         if error.pos >= len(text.rstrip()):
             msg = (
@@ -180,7 +234,7 @@ def object_members(
         seen.add(key)
         position = _skip(text, position)
         if position >= len(text) or text[position] != ":":
-            msg = f"not valid JSON: expected ':' after the key {key!r}"
+            msg = f"not valid JSON: expected ':' after the key {shown(key)}"
             raise LabelerError(msg, path=path, line=line_of(text, min(position, len(text) - 1)))
         position = _skip(text, position + 1)
         value, end = _decode_at(text, position, path=path)
@@ -206,7 +260,7 @@ def iter_json_items(
     if start >= len(text):
         return
     if text[start] == "[":
-        yield from _objects(array_items(text, start, path=path), path=path)
+        yield from _objects(array_items(text, start, path=path), path=path, text=text)
         _nothing_after(text, start, path=path)
         return
     if text[start] != "{":
@@ -219,16 +273,25 @@ def iter_json_items(
     members = list(object_members(text, start, path=path))
     for _, key, value, position in members:
         if key in list_keys and type(value) is list:
-            yield from _objects(array_items(text, position, path=path), path=path)
+            yield from _objects(array_items(text, position, path=path), path=path, text=text)
             return
-    yield line_of(text, start), {key: value for _, key, value, _ in members}
+    record = {key: value for _, key, value, _ in members}
+    _text_only(record, text, path=path, line=line_of(text, start))
+    yield line_of(text, start), record
 
 
-def _objects(items: Iterator[tuple[int, Any]], *, path: Path | str) -> Iterator[tuple[int, dict]]:
+def _objects(
+    items: Iterator[tuple[int, Any]], *, path: Path | str, text: str
+) -> Iterator[tuple[int, dict]]:
+    check = "\\u" in text and SURROGATE_ESCAPE.search(text) is not None
     for line, item in items:
         if type(item) is not dict:
             msg = f"expected a JSON object, got {_kind(item)}"
             raise LabelerError(msg, path=path, line=line)
+        if check:
+            found = lone_surrogate(item)
+            if found is not None:
+                raise LabelerError(LONE_SURROGATE, path=path, line=line, field=found[0])
         yield line, item
 
 
@@ -236,13 +299,16 @@ def _more_than_one_value(text: str, start: int) -> bool:
     """Whether JSON text follows the first value (JSON lines in a file named .json)."""
     try:
         end = json.JSONDecoder().raw_decode(text, start)[1]
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return False  # the strict walk reports the error with its line
     return _skip(text, end) < len(text)
 
 
 def _nothing_after(text: str, start: int, *, path: Path | str) -> None:
-    end = json.JSONDecoder().raw_decode(text, start)[1]
+    try:
+        end = json.JSONDecoder().raw_decode(text, start)[1]
+    except RecursionError:  # the items were read one by one; the whole is deeper by one
+        raise _too_deep(text, start, path=path, line=1) from None
     rest = _skip(text, end)
     if rest < len(text):
         msg = "not valid JSON: more text after the list"

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from labeler.errors import LabelerError
+from labeler.errors import LabelerError, cut
 from labeler.readers.fields import as_grade, as_id, describe
 from labeler.readers.files import JSON, JSONL, Progress, check_file, empty_file, text_of
 from labeler.readers.jsonfiles import iter_jsonl, object_members
@@ -125,8 +125,8 @@ def _checked(
                     seen[key] = row.line
                 else:
                     msg = (
-                        f"question {row.question_id}: chunk {row.chunk_id} is labelled twice"
-                        f" (lines {first} and {row.line})"
+                        f"question {cut(row.question_id)}: chunk {cut(row.chunk_id)} is labelled"
+                        f" twice (lines {first} and {row.line})"
                     )
                     raise LabelerError(msg, path=path, line=row.line, field="chunk_id")
         yield row

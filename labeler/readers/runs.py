@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from labeler.errors import LabelerError
+from labeler.errors import LabelerError, cut
 from labeler.readers.fields import as_id, as_ids, as_rank, as_score, describe
 from labeler.readers.files import JSON, JSONL, Progress, check_file, empty_file, text_of
 from labeler.readers.jsonfiles import iter_jsonl, object_members
@@ -107,7 +107,7 @@ def _json(path: Path) -> Iterator[RunRow]:
                 yield RunRow(line, question, chunk_id, None, as_score(score, path=path, line=line))
         else:
             msg = (
-                f"question {question}: expected a list of chunk ids or {{chunk: score}},"
+                f"question {cut(question)}: expected a list of chunk ids or {{chunk: score}},"
                 f" got {describe(results)}"
             )
             raise LabelerError(msg, path=path, line=line, field="question_id")
@@ -149,4 +149,19 @@ def iter_run(
         raise empty_file(path, "results")
 
 
-__all__ = ["RunRow", "iter_run"]
+def lines_listing(path: str | Path, question_id: str, chunk_id: str) -> list[int]:
+    """The lines of a run file that list ``chunk_id`` for ``question_id`` (a line listing it
+    twice, in a JSON list, counts twice): read again, on the error path of a run read into
+    columns without its lines, to name both places a chunk is listed twice. Empty when the
+    file cannot be read again (an upload's temporary copy, gone)."""
+    try:
+        return [
+            row.line
+            for row in iter_run(path, allow_empty=True)
+            if row.chunk_id == chunk_id and row.question_id == question_id
+        ]
+    except LabelerError:
+        return []
+
+
+__all__ = ["RunRow", "iter_run", "lines_listing"]

@@ -12,7 +12,7 @@ import csv
 from collections.abc import Iterator
 from pathlib import Path
 
-from labeler.errors import LabelerError
+from labeler.errors import LabelerError, cut, shown
 from labeler.readers.files import CSV, JSON, JSONL, PARQUET, TSV, Progress, check_file, lines
 from labeler.readers.jsonfiles import iter_json_items, iter_jsonl
 
@@ -25,22 +25,26 @@ def iter_csv(
 ) -> Iterator[tuple[int, dict]]:
     """Rows of a CSV (or, with ``delimiter="\\t"``, TSV) file with a header, as dicts; the line
     is where the row starts (a quoted cell may span lines). Blank rows are skipped; a row with
-    another number of cells than the header is an error."""
+    another number of cells than the header is an error, and so is a quoted cell that is never
+    closed, or closed with text after it (``"a"b``): read leniently, one missing quote would
+    swallow every row after it into one cell."""
     path = check_file(path)
     reader = csv.reader(
-        (text + "\n" for _, text in lines(path, progress, keep_blank=True)), delimiter=delimiter
+        (text + "\n" for _, text in lines(path, progress, keep_blank=True)),
+        delimiter=delimiter,
+        strict=True,
     )
     try:
         header = next(reader)
     except StopIteration:
         return
     except csv.Error as error:
-        raise LabelerError(f"not a valid table: {error}", path=path, line=1) from None
+        raise _table_error(error, path, 1, [], delimiter) from None
     header = [h.strip() for h in header]
     twice = sorted({h for h in header if header.count(h) > 1 and h})
     if twice:
-        msg = f"the column {twice[0]!r} appears twice in the header"
-        raise LabelerError(msg, path=path, line=reader.line_num, field=twice[0])
+        msg = f"the column {shown(twice[0])} appears twice in the header"
+        raise LabelerError(msg, path=path, line=reader.line_num, field=cut(twice[0]))
     line = reader.line_num
     while True:
         start = line + 1
@@ -49,7 +53,7 @@ def iter_csv(
         except StopIteration:
             return
         except csv.Error as error:
-            raise LabelerError(f"not a valid table: {error}", path=path, line=start) from None
+            raise _table_error(error, path, start, header, delimiter) from None
         line = reader.line_num
         if not any(cell.strip() for cell in row):
             continue
@@ -57,6 +61,63 @@ def iter_csv(
             msg = f"expected {len(header)} columns as in the header, got {len(row)}"
             raise LabelerError(msg, path=path, line=start)
         yield start, dict(zip(header, row, strict=True))
+
+
+def _table_error(
+    error: csv.Error, path: Path, start: int, header: list[str], delimiter: str
+) -> LabelerError:
+    """The error for a row starting on line ``start`` that the csv module refused: a badly
+    quoted cell is named by the line its quote opens on and its column."""
+    found = _bad_quote(path, start, delimiter)
+    if found is None:
+        return LabelerError(f"not a valid table: {error}", path=path, line=start)
+    opened, column, closed = found
+    field = cut(header[column]) if column < len(header) else f"column {column + 1}"
+    if closed is None:
+        msg = (
+            "the quoted cell that opens here is never closed: a '\"' is missing, and every"
+            " line after it would be read into this one cell"
+        )
+    else:
+        on = "" if closed == opened else f" on line {closed}"
+        msg = (
+            f"the quoted cell that opens here has more text after its closing '\"'{on} (a quote"
+            ' inside a quoted cell is written twice: "")'
+        )
+    return LabelerError(msg, path=path, line=opened, field=field)
+
+
+def _bad_quote(path: Path, start: int, delimiter: str) -> tuple[int, int, int | None] | None:
+    """(line, column, closing line or None) of the quoted cell of the row starting on line
+    ``start`` that is never closed or has text after its closing quote; None if there is
+    none. Read again from the row's start, on the error path only, jumping from quote to
+    quote (a quote left open runs to the end of the file)."""
+    column, opened, quoted = 0, 0, False
+    for number, text in lines(path, keep_blank=True):
+        if number < start:
+            continue
+        position = 0
+        while position <= len(text):
+            if quoted:
+                close = text.find('"', position)
+                if close < 0:
+                    break  # the cell goes on on the next line
+                following = text[close + 1 : close + 2]
+                if following == '"':
+                    position = close + 2
+                    continue
+                if following not in ("", delimiter):
+                    return opened, column, number
+                quoted, position = False, close + 1
+                continue
+            if text.startswith('"', position):
+                quoted, opened, position = True, number, position + 1
+                continue
+            after = text.find(delimiter, position)
+            if after < 0:
+                return None  # the row ends on this line: its quotes are fine
+            column, position = column + 1, after + 1
+    return (opened, column, None) if quoted else None
 
 
 def iter_tsv(path: str | Path, progress: Progress | None = None) -> Iterator[tuple[int, dict]]:

@@ -5,7 +5,8 @@ them. One rule for every TREC file (qrels, runs, BEIR qrels, a version's qrels.t
 - a line whose first non-blank character is ``#`` is a comment (trec_eval skips them too);
 - fields are separated by runs of spaces and/or tabs; any other whitespace (a no-break space, a
   vertical tab) or control character (NUL) is an error naming the field, since trec_eval and
-  this grammar would split it differently;
+  this grammar would split it differently; so is an invisible formatting character (a zero
+  width space, a bidi override: the id rule of ``labeler.readers.fields``);
 - qrels have exactly 4 fields; runs at least 6, fields after the sixth ignored (as trec_eval);
   BEIR qrels exactly 3, after an optional header that is exactly ``query-id corpus-id score``.
 """
@@ -17,7 +18,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from labeler.errors import LabelerError
+from labeler.errors import LabelerError, shown
+from labeler.readers.fields import character_name, refused_character
 from labeler.readers.files import Progress, check_file, lines
 
 
@@ -52,15 +54,29 @@ _UNUSUAL = re.compile(r"[^\S \t]|[\x00-\x08\x0e-\x1f\x7f-\x9f]")
 _SEPARATOR = re.compile(r"[ \t]+")
 
 
-def _unusual(text: str, shape: Shape, *, path: Path, line: int) -> LabelerError:
+def _unusual(text: str, shape: Shape, *, path: Path, line: int) -> LabelerError | None:
+    """The error for a line holding a character the grammar refuses, or None: whitespace other
+    than spaces and tabs, control characters, and what the id rule refuses."""
     found = _UNUSUAL.search(text)
-    if found is None:  # pragma: no cover - only called after a match
-        return LabelerError("unreadable line", path=path, line=line)
-    index = len(_SEPARATOR.split(text[: found.start()].lstrip(" \t"))) - 1
+    if found is not None:
+        start, char = found.start(), found.group()
+    else:  # an invisible character, if any, is not ASCII
+        odd = (c for c in text if not c.isascii() and refused_character(c) is not None)
+        char = next(odd, "")
+        if not char:
+            return None
+        start = text.index(char)
+    index = len(_SEPARATOR.split(text[:start].lstrip(" \t"))) - 1
     field = shape.fields[index] if index < len(shape.fields) else None
-    char = found.group()
-    what = "whitespace other than spaces and tabs" if char.isspace() else "a control character"
-    msg = f"holds {what} (U+{ord(char):04X}); fields are separated by spaces or tabs only"
+    what = (
+        f"whitespace other than spaces and tabs (U+{ord(char):04X})"
+        if char.isspace()
+        else character_name(char)
+    )
+    msg = (
+        f"holds {what}; fields are separated by spaces or tabs only, and hold no control or"
+        " invisible characters"
+    )
     return LabelerError(msg, path=path, line=line, field=field)
 
 
@@ -74,8 +90,10 @@ def iter_fields(
     for number, text in lines(path, progress, data=data):
         if text.lstrip(" \t").startswith("#"):
             continue
-        if _UNUSUAL.search(text) is not None:
-            raise _unusual(text, shape, path=path, line=number)
+        if _UNUSUAL.search(text) is not None or not text.isascii():
+            unusual = _unusual(text, shape, path=path, line=number)
+            if unusual is not None:
+                raise unusual
         fields = text.split()
         if first and shape.header is not None and tuple(fields) == shape.header:
             first = False
@@ -89,7 +107,8 @@ def iter_fields(
         for index in shape.ids[1:]:  # the first field cannot start with '#': a comment
             if fields[index].startswith("#"):
                 msg = (
-                    f"the id {fields[index]!r} starts with '#', which TREC tools read as a comment"
+                    f"the id {shown(fields[index])} starts with '#', which TREC tools read as a"
+                    " comment"
                 )
                 raise LabelerError(msg, path=path, line=number, field=shape.fields[index])
         yield number, fields

@@ -18,8 +18,6 @@ What makes it safe to run again:
 
 from __future__ import annotations
 
-import csv
-import io
 import os
 import tempfile
 from collections import Counter
@@ -31,6 +29,7 @@ from labeler.errors import LabelerError, NotFoundError
 from labeler.remap.align import DEFAULT_ALIGNER
 from labeler.remap.evidence import METHODS, EvidenceFinder, Passage
 from labeler.remap.rules import DEFAULT_MIN_COVERAGE, Mapping, OldLabel, decide
+from labeler.spreadsheet import Figure, csv_text
 from labeler.store import Store
 from labeler.store.base import now
 from labeler.store.remap import MappingRow
@@ -459,30 +458,28 @@ def remap(
 
 
 def mapping_csv(plan: RemapPlan) -> str:
-    """Every mapping (labels, then adjudications), one row each, as CSV text."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
+    """Every mapping (labels, then adjudications), one row each, as CSV text; ids, reviewers
+    and reasons neutralised against spreadsheet formulas (``labeler.spreadsheet``)."""
     ordered = sorted(plan.mappings, key=lambda m: (m.kind != "label", m.question_id, m.reviewer))
-    for m in ordered:
-        writer.writerow(
-            (
-                m.question_id,
-                m.reviewer,
-                m.old_chunk,
-                m.new_chunk or "",
-                m.grade,
-                m.method or "",
-                f"{m.coverage:.4f}",
-                f"{m.containment:.4f}",
-                f"{m.similarity:.2f}",
-                m.decision,
-                m.reason,
-                m.kind,
-                m.old_grade,
-            )
+    rows = (
+        (
+            m.question_id,
+            m.reviewer,
+            m.old_chunk,
+            m.new_chunk,
+            m.grade,
+            m.method,
+            Figure(f"{m.coverage:.4f}"),
+            Figure(f"{m.containment:.4f}"),
+            Figure(f"{m.similarity:.2f}"),
+            m.decision,
+            m.reason,
+            m.kind,
+            m.old_grade,
         )
-    return buffer.getvalue()
+        for m in ordered
+    )
+    return csv_text([CSV_COLUMNS, *rows])
 
 
 def write_report(plan: RemapPlan, path: str | Path) -> Path:

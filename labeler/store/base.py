@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
-from labeler.errors import LabelerError
+from labeler.errors import LabelerError, Quoted
 
 
 def _import_sqlite_utils():
@@ -228,4 +228,4 @@ def raise_first(conn: sqlite3.Connection, path: str, checks: list[tuple]) -> Non
     for sql, params, field, message in checks:
         row = conn.execute(sql, params).fetchone()
         if row is not None:
-            raise LabelerError(message.format(row[1]), path=path, line=row[0], field=field)
+            raise LabelerError(message.format(Quoted(row[1])), path=path, line=row[0], field=field)

@@ -185,9 +185,12 @@ class Ratings(Facet):
     def drop_staged_metric(self, metric: str) -> None:
         self.conn.execute("DELETE FROM staged_ratings WHERE metric = ?", (metric,))
 
-    def check_staged_verdicts(self, path: str, metric: str, condition: str, message: str) -> None:
+    def check_staged_verdicts(
+        self, path: str, metric: str, condition: str, message: str, *, field: str = "verdict"
+    ) -> None:
         """Raise on the first staged rating of ``metric`` whose value breaks ``condition`` (an
-        SQL expression over ``value``, written by the caller from a Scale, never user text)."""
+        SQL expression over ``value``, written by the caller from a Scale, never user text);
+        ``field`` is where the file holds the value."""
         raise_first(
             self.conn,
             path,
@@ -196,7 +199,7 @@ class Ratings(Facet):
                     f"SELECT line, value FROM staged_ratings WHERE metric = ? AND NOT ({condition})"
                     " ORDER BY line LIMIT 1",
                     (metric,),
-                    "verdict",
+                    field,
                     message,
                 )
             ],

@@ -26,11 +26,7 @@ import html
 
 import streamlit as st
 
-from labeler.app import (
-    cards,
-    decide,  # also registers the queue "decide A vs B" (labeler.deciding)
-    widgets,
-)
+from labeler.app import cards, decide, widgets
 from labeler.app.state import (
     Trail,
     flash,

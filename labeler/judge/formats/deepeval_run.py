@@ -107,6 +107,7 @@ def _rows(path: Path, options: ReadOptions, result: JudgeFile) -> Iterator[Ratin
             threshold = entry.get("threshold")
             success = entry.get("success")
             hint = result.hints.setdefault(name, MetricHint(scale="score"))
+            result.value_fields.setdefault(name.strip(), "score")
             if threshold is not None:
                 threshold = as_score(threshold, path=path, line=line, field="threshold")
                 if hint.threshold is None:

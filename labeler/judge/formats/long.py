@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from labeler.errors import LabelerError
+from labeler.errors import LabelerError, shown
 from labeler.judge.records import (
     Item,
     JudgeFile,
@@ -107,7 +107,7 @@ def _rows(path: Path, options: ReadOptions) -> Iterator[Rating]:
         if value is None:
             if raw is None or raw == "":
                 raise LabelerError("missing or empty", path=path, line=line, field="verdict")
-            msg = f"expected a number or pass/fail, got {raw!r}"
+            msg = f"expected a number or pass/fail, got {shown(raw)}"
             raise LabelerError(msg, path=path, line=line, field="verdict")
         if kind == "model" and options.judge:
             rater = options.judge

@@ -5,10 +5,13 @@ The sample's fields (``user_input``, ``response``, ``retrieved_contexts``, ``ref
 the older ``question``, ``answer``, ``contexts``, ``ground_truth``) describe the item; every other
 column whose first filled value is a number is a metric (``faithfulness``,
 ``answer_relevancy``, ``context_precision``, ...), judged by the rater ``--judge`` (default
-``ragas``). Ragas' metrics are scores from 0 to 1: a numeric column with a value outside that
-range (a ``response_time`` a team added) is not a metric, and is left out and reported, unless
-``--metric-scale`` declares it. An empty or NaN score (Ragas writes NaN when a metric failed) is
-skipped and counted; any other value in a metric column that is not a number is an error.
+``ragas``). Ragas' metrics are scores from 0 to 1. A column named after a metric the tool
+knows (``labeler.judge.metrics``), or one already stored, is a metric whatever it holds: one
+value outside its scale (a faithfulness of 1.02) refuses the file, naming the line, the column
+and the value. Any other numeric column with a value outside 0 to 1 (a ``response_time`` a
+team added) is not a metric, and is left out and reported, unless ``--metric-scale`` declares
+it. An empty or NaN score (Ragas writes NaN when a metric failed) is skipped and counted; any
+other value in a metric column that is not a number is an error.
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ import math
 from collections.abc import Iterator
 from pathlib import Path
 
-from labeler.errors import LabelerError
+from labeler.errors import LabelerError, shown
+from labeler.judge.metrics import known_metric
 from labeler.judge.records import Item, JudgeFile, MetricHint, Rating, ReadOptions, answer_key
 from labeler.readers import as_text, as_texts, first_of, iter_items
 
@@ -111,14 +115,16 @@ def _rows(path: Path, options: ReadOptions, result: JudgeFile) -> Iterator[Ratin
                 if not math.isnan(value):
                     undecided.discard(name)
             if value is None:
-                msg = f"expected a score, got {record.get(name)!r}"
+                msg = f"expected a score, got {shown(record.get(name))}"
                 raise LabelerError(msg, path=path, line=line, field=name)
             if math.isnan(value):
                 result.skip("empty or NaN scores")
                 continue
             if name not in result.hints:
                 result.hints[name] = MetricHint(scale="score")
-                result.tentative.add(name)
+                result.value_fields[name] = name
+                if known_metric(name) is None:
+                    result.tentative.add(name)
             yield Rating(line=line, item=item, metric=name, rater=rater, kind="model", value=value)
 
 
