@@ -10,8 +10,8 @@ of BM25 + dense for k = 10, 30, 60 and 100, which agree with that (RRF_K). Score
 rankings' own scores, so BM25's unbounded scores and cosine similarities need no calibration.
 
 Equal fused scores are broken by the best single rank the chunk has, then by the order of the
-rankings given (the first ranking wins), then by the chunk id, so the result never depends on
-dict or set order.
+rankings given (the first ranking wins). No two chunks share both (one place holds one chunk),
+so the order is total and never depends on dict or set order.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def rrf(
             seen.add(chunk_id)
             scores[chunk_id] = scores.get(chunk_id, 0.0) + 1.0 / (k + rank)
             best[chunk_id] = min(best.get(chunk_id, (rank, which)), (rank, which))
-    order = sorted(scores, key=lambda c: (-scores[c], best[c], c))
+    order = sorted(scores, key=lambda c: (-scores[c], best[c]))
     if limit is not None:
         order = order[:limit]
     return [Fused(c, rank, scores[c]) for rank, c in enumerate(order, start=1)]

