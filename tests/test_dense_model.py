@@ -49,7 +49,7 @@ def test_an_unknown_model_names_the_known_ones() -> None:
 
 
 def test_a_missing_extra_says_how_to_install_it(monkeypatch) -> None:
-    absent = ModelSpec("absent", "labeler-no-such-distribution", "no_such_module", 8, "-", dict)
+    absent = ModelSpec("absent", "labeler-no-such-distribution", ("no_such",), 8, "-", dict)
     monkeypatch.setitem(dense_model.MODELS, "absent", absent)
     with pytest.raises(LabelerError) as caught:
         load_embedder("absent")
@@ -63,11 +63,11 @@ def test_a_missing_extra_says_how_to_install_it(monkeypatch) -> None:
 def need_extra() -> None:
     """Skip without the embed extra, except in CI (``CI`` set), where the README's test command
     installs it and a missing model must fail, as the interop tests do."""
-    module = MODELS[DEFAULT_MODEL].module
-    if os.environ.get("CI"):
-        importlib.import_module(module)
-    else:
-        pytest.importorskip(module, reason="the embed extra is not installed")
+    for module in MODELS[DEFAULT_MODEL].modules:
+        if os.environ.get("CI"):
+            importlib.import_module(module)
+        else:
+            pytest.importorskip(module, reason="the embed extra is not installed")
 
 
 @pytest.mark.embed

