@@ -60,10 +60,11 @@ def test_a_missing_extra_says_how_to_install_it(monkeypatch) -> None:
 # the shipped model --------------------------------------------------------------------------
 
 
-def need_extra() -> None:
-    """Skip without the embed extra, except in CI (``CI`` set), where the README's test command
-    installs it and a missing model must fail, as the interop tests do."""
-    for module in MODELS[DEFAULT_MODEL].modules:
+def need_extra(name: str) -> None:
+    """Skip without the model's extra (``embed``, ``embed-multilingual``), except in CI (``CI``
+    set), where the README's test command installs them and a missing model must fail, as the
+    interop tests do."""
+    for module in MODELS[name].modules:
         if os.environ.get("CI"):
             importlib.import_module(module)
         else:
@@ -71,13 +72,22 @@ def need_extra() -> None:
 
 
 @pytest.mark.embed
-def test_the_shipped_model_embeds_offline_and_finds_the_answer(tmp_path: Path) -> None:
-    need_extra()
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_each_shipped_model_embeds_offline_and_finds_the_answer(
+    name: str, tmp_path: Path, monkeypatch
+) -> None:
+    need_extra(name)
+    import socket
+
     from labeler.dense.index import read_vectors, update_index
     from labeler.dense.search import chunk_vectors, dense_search
 
-    embedder = load_embedder()
-    assert embedder.key.startswith(f"{DEFAULT_MODEL}@")
+    def refuse(self, address, *args, **kwargs):
+        raise OSError(f"network access attempted: {address!r}")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    embedder = load_embedder(name)
+    assert embedder.key.startswith(f"{name}@")
     chunks = {
         "retry": ("Rate limits", "Extra requests return status 429; wait and retry later."),
         "paging": ("Pagination", "Use the next_cursor field to get the next page of orders."),

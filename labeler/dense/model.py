@@ -142,7 +142,7 @@ MODELS: dict[str, ModelSpec] = {
         ),
     )
 }
-DEFAULT_MODEL = "multilingual-e5-small-q4"
+DEFAULT_MODEL = "all-MiniLM-L6-v2-int8"
 
 
 def passage_text(title: str | None, text: str) -> str:
