@@ -1,6 +1,6 @@
 """The vector index: one append-only file beside the project's database, per embedding model.
 
-Where: ``<database>.<model key>.vectors`` (``project.db.multilingual-e5-small-q4@0.3.0.vectors``),
+Where: ``<database>.<model key>.vectors`` (``project.db.all-MiniLM-L6-v2-int8@1.0.0.vectors``),
 so a different model, or another release of it, is a different index and never mixes its
 vectors with another's; ``index_path`` is the one place that names it. Not in the database: a
 million vectors are 0.8 GB that every backup, copy and VACUUM of the labels would carry, and a
