@@ -12,6 +12,7 @@ either gives the same result or raises the error naming the line and the field.
 from __future__ import annotations
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from labeler.readers.fields import GRADE_LIMIT
 from labeler.readers.files import BOM, UTF16_BOMS
 
 BLOCK = 1 << 23
+HEAD = 1 << 16  # bytes that decide the separator
 RANK_LIMIT = 2**31
 # Bytes the grammar treats otherwise than a single-separator split: control characters (all
 # but tab, LF and CR), and the UTF-8 forms of C1 controls and Unicode whitespace.
@@ -33,47 +35,50 @@ _UNICODE_SPACE = re.compile(
 )
 
 
-def _plain(path: Path) -> bytes | None:
-    """The separator (b" " or b"\\t") when the whole file splits the same way on it as the
-    grammar splits it; None otherwise. Reads the file in blocks (no copy of it is kept), with
-    one-byte searches first (memchr speed): most files hold no '#', CR or other separator.
+def _separator(path: Path) -> bytes | None:
+    """b"\\t" when the file's first 64 KiB hold a tab, else b" "; None when the file starts with
+    a byte-order mark (or is empty): the line reader deals with those."""
+    with path.open("rb") as handle:
+        head = handle.read(HEAD)
+    if not head or head.startswith((BOM, *UTF16_BOMS)):
+        return None
+    return b"\t" if b"\t" in head else b" "
+
+
+def _plain(path: Path, separator: bytes) -> bool:
+    """Whether the whole file splits the same way on ``separator`` as the grammar splits it.
+    Reads the file in blocks (no copy of it is kept), with one-byte searches first (memchr
+    speed): most files hold no '#', CR or other separator.
 
     A doubled, leading or trailing separator need not be looked for: it makes an empty field,
     so Arrow finds a line with one column too many and declines the file."""
-    separator: bytes | None = None
+    other = b" " if separator == b"\t" else b"\t"
     tail = b"\n"
     crs = crlfs = 0
     with path.open("rb") as handle:
         while block := handle.read(BLOCK):
-            if separator is None:
-                if block.startswith((BOM, *UTF16_BOMS)):
-                    return None
-                separator = b"\t" if b"\t" in block[: 1 << 16] else b" "
-            other = b" " if separator == b"\t" else b"\t"
-            data = tail + block
             if other in block:
-                return None
-            if b"#" in data and (b"\n#" in data or separator + b"#" in data):
-                return None  # a comment line, or an id the grammar refuses
+                return False
+            # The patterns below are at most 3 bytes long: one that spans two blocks lies in
+            # ``edge``, every other one in ``block`` (no copy of the block is made).
+            edge = tail + block[:3]
+            for data in (edge, block):
+                if b"#" in data and (b"\n#" in data or separator + b"#" in data):
+                    return False  # a comment line, or an id the grammar refuses
+                if not data.isascii() and _UNICODE_SPACE.search(data):
+                    return False
             if b"\r" in block:
                 crs += block.count(b"\r")
-                crlfs += data.count(b"\r\n") - tail.count(b"\r\n")
-            if data.translate(None, _KEEP):
-                return None  # control characters
-            if not block.isascii() and _UNICODE_SPACE.search(data):
-                return None
-            tail = data[-3:]
-    if separator is None or crs != crlfs:
-        return None
-    return separator
+                crlfs += block.count(b"\r\n") + (tail.endswith(b"\r") and block.startswith(b"\n"))
+            if block.translate(None, _KEEP):
+                return False  # control characters
+            tail = (tail + block[-3:])[-3:]
+    return crs == crlfs
 
 
-def _columns(path: Path, names: list[str], types: dict[str, str]) -> dict[str, Any] | None:
-    """The columns named in ``types`` when the file is plain (``_plain``) and Arrow parses
-    every line into exactly ``names``; None when anything is unusual."""
-    separator = _plain(path)
-    if separator is None:
-        return None
+def _parse(path: Path, separator: bytes, names: list[str], types: dict[str, str]) -> Any:
+    """Arrow's table of the columns named in ``types``, or None when a line does not parse into
+    exactly ``names`` of those types."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
@@ -84,7 +89,7 @@ def _columns(path: Path, names: list[str], types: dict[str, str]) -> dict[str, A
         "float": pa.float64(),
     }
     try:
-        table = pcsv.read_csv(
+        return pcsv.read_csv(
             path,
             read_options=pcsv.ReadOptions(column_names=names, block_size=1 << 22),
             parse_options=pcsv.ParseOptions(
@@ -99,24 +104,49 @@ def _columns(path: Path, names: list[str], types: dict[str, str]) -> dict[str, A
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError):
         return None
+
+
+def _columns(path: Path, names: list[str], types: dict[str, str]) -> dict[str, Any] | None:
+    """The columns named in ``types`` when the file is plain (``_plain``) and Arrow parses
+    every line into exactly ``names``; None when anything is unusual.
+
+    Arrow parses (in its threads, without the GIL) while this thread scans the bytes: the
+    scan's verdict decides whether the table is used."""
+    separator = _separator(path)
+    if separator is None:
+        return None
+    with ThreadPoolExecutor(max_workers=1) as worker:
+        parsing = worker.submit(_parse, path, separator, names, types)
+        plain = _plain(path, separator)
+        table = parsing.result()
+    if not plain or table is None:
+        return None
     if table.num_rows == 0 or any(table[c].null_count for c in types):
         return None
     table = table.unify_dictionaries()  # one dictionary, in order of first appearance
     return {name: table[name] for name in types}
 
 
-def _numbers(column: Any, dtype: type) -> np.ndarray:
-    """A numeric Arrow column (no nulls) as one numpy array, read from its buffers.
+def _parts(column: Any, dtype: type) -> list[np.ndarray]:
+    """A numeric Arrow column's chunks (no nulls) as numpy views of their buffers (no copy).
 
     (``ChunkedArray.to_numpy`` would import pandas, which costs more than the whole read.)
     """
     size = np.dtype(dtype).itemsize
-    parts = [
+    return [
         np.frombuffer(chunk.buffers()[1], dtype=dtype, count=len(chunk), offset=chunk.offset * size)
         for chunk in column.chunks
         if len(chunk)
     ]
+
+
+def _joined(parts: list[np.ndarray], dtype: type) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+
+
+def _within(parts: list[np.ndarray], low: int, high: int) -> bool:
+    """Every value in [low, high), checked chunk by chunk (no copy of the column)."""
+    return all(p.min() >= low and p.max() < high for p in parts)
 
 
 def _codes(column: Any) -> tuple[np.ndarray, list[str]]:
@@ -150,13 +180,13 @@ def fast_qrels(path: Path) -> Qrels | None:
     )
     if columns is None:
         return None
-    grades = _numbers(columns.pop("grade"), np.int64)
-    if len(grades) and not (grades.min() >= -GRADE_LIMIT and grades.max() < GRADE_LIMIT):
+    grades = _parts(columns.pop("grade"), np.int64)
+    if not _within(grades, -GRADE_LIMIT, GRADE_LIMIT):
         return None
     codes, names = _codes(columns.pop("question"))
     chunks = Strings.from_arrow(columns.pop("chunk"))
     _release()
-    return Qrels(tuple(names), codes, chunks, grades, str(path))
+    return Qrels(tuple(names), codes, chunks, _joined(grades, np.int64), str(path))
 
 
 def fast_run(path: Path, name: str, *, keep_ranks: bool, keep_scores: bool) -> Run | None:
@@ -169,9 +199,9 @@ def fast_run(path: Path, name: str, *, keep_ranks: bool, keep_scores: bool) -> R
     )
     if columns is None:
         return None
-    scores = _numbers(columns.pop("score"), np.float64)
-    ranks = _numbers(columns.pop("rank"), np.int64)
-    if not np.isfinite(scores).all() or ranks.min() < 1 or ranks.max() >= RANK_LIMIT:
+    scores = _parts(columns.pop("score"), np.float64)
+    ranks = _parts(columns.pop("rank"), np.int64)
+    if not all(np.isfinite(p).all() for p in scores) or not _within(ranks, 1, RANK_LIMIT):
         return None
     codes, names = _codes(columns.pop("question"))
     chunks = Strings.from_arrow(columns.pop("chunk"))
@@ -181,8 +211,8 @@ def fast_run(path: Path, name: str, *, keep_ranks: bool, keep_scores: bool) -> R
         tuple(names),
         codes,
         chunks,
-        ranks if keep_ranks else None,
-        scores if keep_scores else None,
+        _joined(ranks, np.int64) if keep_ranks else None,
+        _joined(scores, np.float64) if keep_scores else None,
         str(path),
     )
 

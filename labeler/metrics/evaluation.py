@@ -132,12 +132,16 @@ def _mapped_questions(qrels: Qrels, run: Run) -> tuple[np.ndarray, tuple[str, ..
     return mapped, ignored
 
 
-def _ranking_order(run: Run, rows: np.ndarray, order: Order) -> np.ndarray | None:
-    """The permutation of ``rows`` that groups them by question, each group in rank order;
-    None when they already are (files are usually written that way)."""
-    if len(rows) == 0:
+def _ranking_order(run: Run, rows: np.ndarray | None, order: Order) -> np.ndarray | None:
+    """The permutation of ``rows`` (None: all the run's rows) that groups them by question, each
+    group in rank order; None when they already are (files are usually written that way)."""
+    if rows is None:
+        rows = slice(None)  # every row, without a copy of any column
+    elif len(rows) == 0:
         return None
     group = run.question_index[rows]
+    if len(group) == 0:
+        return None
     same = group[1:] == group[:-1]
     grouped = bool(np.all(group[1:] >= group[:-1]))
     if order == "rank":
@@ -158,11 +162,12 @@ def _ranking_order(run: Run, rows: np.ndarray, order: Order) -> np.ndarray | Non
     if not tied.any():
         return perm
     # trec_eval breaks score ties by docno, descending, byte-wise (strcmp).
-    involved = np.zeros(len(rows), dtype=bool)
+    involved = np.zeros(len(group), dtype=bool)
     involved[perm[1:][tied]] = True
     involved[perm[:-1][tied]] = True
-    chunk_rank = np.zeros(len(rows), dtype=np.int64)
-    chunk_rank[involved] = byte_order(run.chunks, rows[involved])
+    chunk_rank = np.zeros(len(group), dtype=np.int64)
+    chosen = np.flatnonzero(involved) if isinstance(rows, slice) else rows[involved]
+    chunk_rank[involved] = byte_order(run.chunks, chosen)
     return np.lexsort((-chunk_rank, -scores, group))
 
 
@@ -229,12 +234,13 @@ def ranked_rows(qrels: Qrels, run: Run, options: Options) -> RankedRows:
     result: what ``evaluate`` scores, and what label-next reasons about."""
     mapped, ignored = _mapped_questions(qrels, run)
     row_question = mapped[run.question_index] if len(run) else np.zeros(0, dtype=np.int32)
-    rows: np.ndarray | None = np.flatnonzero(row_question >= 0)
+    # None: every row (every question of the run is in the test set, as is usual).
+    rows: np.ndarray | None = np.flatnonzero(row_question >= 0) if ignored else None
     permutation = _ranking_order(run, rows, options.order)
-    if permutation is None and len(rows) == len(run):  # the common case: no copies needed
+    if permutation is None and rows is None:  # the common case: no copies needed
         question, grade = row_question, _grades(qrels, run, row_question, None)
-        rows = None
     else:
+        rows = np.arange(len(run)) if rows is None else rows
         rows = rows if permutation is None else rows[permutation]
         question = row_question[rows]
         grade = _grades(qrels, run, question, rows)
@@ -244,6 +250,16 @@ def ranked_rows(qrels: Qrels, run: Run, options: Options) -> RankedRows:
         question, position, grade = question[keep], position[keep], grade[keep]
         rows = np.flatnonzero(keep) if rows is None else rows[keep]
     return RankedRows(rows, question, position, grade, ignored)
+
+
+def _marked(qrels: Qrels) -> np.ndarray:
+    """Whether each test-set question is marked unanswerable."""
+    marked = qrels.marked_unanswerable
+    if not marked:
+        return np.zeros(len(qrels.questions), dtype=bool)
+    return np.fromiter(
+        (q in marked for q in qrels.questions), dtype=bool, count=len(qrels.questions)
+    )
 
 
 def evaluate(
@@ -309,9 +325,7 @@ def evaluate(
         retrieved=retrieved,
         ignored=ignored,
         options=options,
-        marked=np.fromiter(
-            (q in qrels.marked_unanswerable for q in qrels.questions), dtype=bool, count=n
-        ),
+        marked=_marked(qrels),
     )
 
 

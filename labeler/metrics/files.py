@@ -63,6 +63,7 @@ def read_qrels(path: str | Path) -> Qrels:
             except LabelerError:
                 pass  # the line reader raises it again, naming both lines
             else:
+                qrels.ideal_rows()  # cached too: here it runs beside the reading of the runs
                 return qrels
     return _rows_qrels(path)
 
