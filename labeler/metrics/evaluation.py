@@ -24,9 +24,12 @@ from labeler.errors import LabelerError
 from labeler.metrics.batch import Batch, group_positions
 from labeler.metrics.keys import (
     HashCollision,
+    PairKeys,
     exact_duplicate,
     first_duplicate,
+    key_bits,
     match,
+    rekeyed,
     sorted_keys,
 )
 from labeler.metrics.registry import DEFAULT_KS, get, parse_metrics
@@ -171,16 +174,32 @@ def _ranking_order(run: Run, rows: np.ndarray | None, order: Order) -> np.ndarra
     return np.lexsort((-chunk_rank, -scores, group))
 
 
-def _grades(qrels: Qrels, run: Run, question: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
+def _result_keys(
+    run: Run, mapped: np.ndarray, question: np.ndarray, rows: np.ndarray | None, bits: int
+) -> PairKeys:
+    """(question, chunk) keys of the results ``rows`` (None: all, in order), by test-set
+    question: the run's own sorted keys re-numbered when they cover the rows and hold enough
+    bits, else sorted here."""
+    if rows is None and bits <= key_bits(len(run.questions)):
+        keys = rekeyed(run.pair_keys(), mapped, bits)
+        if keys is not None:
+            return keys
+    chunks = run.chunks if rows is None else run.chunks.take(rows)
+    return sorted_keys(question, hash64(chunks), bits)
+
+
+def _grades(
+    qrels: Qrels, run: Run, mapped: np.ndarray, question: np.ndarray, rows: np.ndarray | None
+) -> np.ndarray:
     """The grade of each result ``rows`` of the run (None: all, in order; -1 when nobody
-    labelled it), whose test-set question is ``question``; raises if the run lists a chunk
-    twice for one question."""
+    labelled it), whose test-set question is ``question`` (``mapped``: the test-set index of
+    each run question); raises if the run lists a chunk twice for one question."""
     labels = qrels.pair_keys()
     chunks = run.chunks if rows is None else run.chunks.take(rows)
     count = len(question)
     twice = None
     if labels is not None:
-        results = sorted_keys(question, hash64(chunks), labels.bits)
+        results = _result_keys(run, mapped, question, rows, labels.bits)
         try:
             twice = first_duplicate(results, chunks)
             if twice is None:
@@ -238,12 +257,12 @@ def ranked_rows(qrels: Qrels, run: Run, options: Options) -> RankedRows:
     rows: np.ndarray | None = np.flatnonzero(row_question >= 0) if ignored else None
     permutation = _ranking_order(run, rows, options.order)
     if permutation is None and rows is None:  # the common case: no copies needed
-        question, grade = row_question, _grades(qrels, run, row_question, None)
+        question, grade = row_question, _grades(qrels, run, mapped, row_question, None)
     else:
         rows = np.arange(len(run)) if rows is None else rows
         rows = rows if permutation is None else rows[permutation]
         question = row_question[rows]
-        grade = _grades(qrels, run, question, rows)
+        grade = _grades(qrels, run, mapped, question, rows)
     position = group_positions(question)
     if options.depth is not None:
         keep = position < options.depth
