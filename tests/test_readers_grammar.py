@@ -206,3 +206,29 @@ def test_the_fast_path_takes_plain_files_only(tmp_path: Path) -> None:
         odd = tmp_path / "odd.trec"
         odd.write_text(variant, encoding="utf-8")
         assert arrowread.fast_run(odd, "r", keep_ranks=True, keep_scores=True) is None, variant
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 4, 5, 7])
+def test_the_fast_path_scan_sees_across_its_blocks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block: int
+) -> None:
+    """The scan reads the file a block at a time: a comment, a '#' id, a lone CR or a no-break
+    space that a block boundary cuts in two is still found, at every boundary, and a plain file
+    (CRLF line ends cut between CR and LF included) is still taken."""
+    monkeypatch.setattr(arrowread, "BLOCK", block)
+    plain = tmp_path / "plain.trec"
+    for text in (R, R.replace("\n", "\r\n")):
+        plain.write_bytes(text.encode("utf-8"))
+        run = arrowread.fast_run(plain, "r", keep_ranks=True, keep_scores=True)
+        assert run is not None
+        assert run.to_dict() == {"q1": ["pagination", "rate-limits"], "q2": ["webhooks"]}
+    for variant in (
+        R + "# end\n",
+        R.replace("webhooks", "#w"),
+        R.replace("\n", "\r", 1),
+        R.replace("pagination", "pagi\u00a0nation"),
+        R.replace("webhooks", "web\x01hooks"),
+    ):
+        odd = tmp_path / "odd.trec"
+        odd.write_bytes(variant.encode("utf-8"))
+        assert arrowread.fast_run(odd, "r", keep_ranks=True, keep_scores=True) is None, variant

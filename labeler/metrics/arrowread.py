@@ -23,7 +23,7 @@ from labeler.metrics.tables import Qrels, Run
 from labeler.readers.fields import GRADE_LIMIT
 from labeler.readers.files import BOM, UTF16_BOMS
 
-BLOCK = 1 << 23
+BLOCK = 1 << 20  # bytes scanned at a time: small enough to stay in the CPU cache for every pass
 HEAD = 1 << 16  # bytes that decide the separator
 RANK_LIMIT = 2**31
 # Bytes the grammar treats otherwise than a single-separator split: control characters (all
@@ -55,8 +55,10 @@ def _plain(path: Path, separator: bytes) -> bool:
     other = b" " if separator == b"\t" else b"\t"
     tail = b"\n"
     crs = crlfs = 0
-    with path.open("rb") as handle:
-        while block := handle.read(BLOCK):
+    buffer = bytearray(BLOCK)  # one buffer for every block: no fresh memory per block
+    with path.open("rb", buffering=0) as handle:
+        while size := handle.readinto(buffer):
+            block = buffer if size == BLOCK else buffer[:size]
             if other in block:
                 return False
             # The patterns below are at most 3 bytes long: one that spans two blocks lies in
@@ -69,7 +71,8 @@ def _plain(path: Path, separator: bytes) -> bool:
                     return False
             if b"\r" in block:
                 crs += block.count(b"\r")
-                crlfs += block.count(b"\r\n") + (tail.endswith(b"\r") and block.startswith(b"\n"))
+                crlfs += block.count(b"\r\n")
+            crlfs += tail.endswith(b"\r") and block.startswith(b"\n")  # a CR LF cut in two
             if block.translate(None, _KEEP):
                 return False  # control characters
             tail = (tail + block[-3:])[-3:]
@@ -90,7 +93,7 @@ def _parse(path: Path, separator: bytes, names: list[str], types: dict[str, str]
     }
     try:
         return pcsv.read_csv(
-            path,
+            pa.memory_map(str(path)),  # read in place from the page cache: no copy of the file
             read_options=pcsv.ReadOptions(column_names=names, block_size=1 << 22),
             parse_options=pcsv.ParseOptions(
                 delimiter=separator.decode(), quote_char=False, escape_char=False
