@@ -26,60 +26,80 @@ from labeler.readers.files import BOM, UTF16_BOMS
 BLOCK = 1 << 20  # bytes scanned at a time: small enough to stay in the CPU cache for every pass
 HEAD = 1 << 16  # bytes that decide the separator
 RANK_LIMIT = 2**31
-# Bytes the grammar treats otherwise than a single-separator split: control characters (all
-# but tab, LF and CR), and the UTF-8 forms of C1 controls and Unicode whitespace.
-_CONTROL = bytes([*range(0, 9), 11, 12, *range(14, 32), 127])
-_KEEP = bytes(b for b in range(256) if b not in _CONTROL)
+TAB, LF, CR, SPACE, HASH, DEL = 9, 10, 13, 32, 35, 127
+# The UTF-8 forms of C1 controls and Unicode whitespace: characters the grammar treats otherwise
+# than a single-separator split, as it does control characters (all but tab, LF and CR).
 _UNICODE_SPACE = re.compile(
     rb"\xc2[\x80-\xa0]|\xe1\x9a\x80|\xe2\x80[\x80-\x8a\xa8\xa9\xaf]|\xe2\x81\x9f|\xe3\x80\x80"
 )
 
 
-def _separator(path: Path) -> bytes | None:
-    """b"\\t" when the file's first 64 KiB hold a tab, else b" "; None when the file starts with
-    a byte-order mark (or is empty): the line reader deals with those."""
-    with path.open("rb") as handle:
-        head = handle.read(HEAD)
+def _separator(data: np.ndarray) -> int | None:
+    """The tab (when the file's first 64 KiB hold one) or the space; None when the file starts
+    with a byte-order mark (or is empty): the line reader deals with those."""
+    head = data[:HEAD].tobytes()
     if not head or head.startswith((BOM, *UTF16_BOMS)):
         return None
-    return b"\t" if b"\t" in head else b" "
+    return TAB if b"\t" in head else SPACE
 
 
-def _plain(path: Path, separator: bytes) -> bool:
-    """Whether the whole file splits the same way on ``separator`` as the grammar splits it.
-    Reads the file in blocks (no copy of it is kept), with one-byte searches first (memchr
-    speed): most files hold no '#', CR or other separator.
+def _plain(data: np.ndarray, separator: int) -> bool:
+    """Whether the whole file (its bytes, ``data``) splits the same way on ``separator`` as the
+    grammar splits it: no control character but LF, CR (in CR LF) and the separator; not the
+    other separator; no '#' at the start of a line or of a field; no Unicode whitespace.
 
-    A doubled, leading or trailing separator need not be looked for: it makes an empty field,
-    so Arrow finds a line with one column too many and declines the file."""
-    other = b" " if separator == b"\t" else b"\t"
-    tail = b"\n"
-    crs = crlfs = 0
-    buffer = bytearray(BLOCK)  # one buffer for every block: no fresh memory per block
-    with path.open("rb", buffering=0) as handle:
-        while size := handle.readinto(buffer):
-            block = buffer if size == BLOCK else buffer[:size]
-            if other in block:
-                return False
-            # The patterns below are at most 3 bytes long: one that spans two blocks lies in
-            # ``edge``, every other one in ``block`` (no copy of the block is made).
-            edge = tail + block[:3]
-            for data in (edge, block):
-                if b"#" in data and (b"\n#" in data or separator + b"#" in data):
-                    return False  # a comment line, or an id the grammar refuses
-                if not data.isascii() and _UNICODE_SPACE.search(data):
-                    return False
-            if b"\r" in block:
-                crs += block.count(b"\r")
-                crlfs += block.count(b"\r\n")
-            crlfs += tail.endswith(b"\r") and block.startswith(b"\n")  # a CR LF cut in two
-            if block.translate(None, _KEEP):
-                return False  # control characters
-            tail = (tail + block[-3:])[-3:]
-    return crs == crlfs
+    numpy counts a block at a time (a few vector passes over bytes that stay in the CPU cache,
+    without the GIL, so the scan runs beside Arrow's parse); the rare bytes ('#', CR, non-ASCII)
+    are then looked at where they are. A doubled, leading or trailing separator need not be
+    looked for: it makes an empty field, so Arrow finds a line with one column too many and
+    declines the file."""
+    other = SPACE if separator == TAB else TAB
+    for start in range(0, len(data), BLOCK):
+        block = data[start : start + BLOCK]
+        controls = np.count_nonzero(block < SPACE)
+        expected = np.count_nonzero(block == LF) + (
+            np.count_nonzero(block == TAB) if separator == TAB else 0
+        )
+        if controls != expected and not _carriage_returns(data, start, block, controls - expected):
+            return False  # a control character, or a tab in a file separated by spaces
+        if separator == TAB and (block == other).any():
+            return False
+        if (block == HASH).any() and _hash_at_field_start(data, start, block, separator):
+            return False  # a comment line, or an id the grammar refuses
+        if (block >= DEL).any() and _unusual_text(data, start, block):
+            return False
+    return True
 
 
-def _parse(path: Path, separator: bytes, names: list[str], types: dict[str, str]) -> Any:
+def _carriage_returns(data: np.ndarray, start: int, block: np.ndarray, unexplained: int) -> bool:
+    """Whether the ``unexplained`` control bytes of ``block`` are all CRs that end a line (CR
+    LF; the LF may open the next block)."""
+    crs = np.flatnonzero(block == CR)
+    if len(crs) != unexplained:
+        return False
+    after = crs + start + 1
+    return bool(after[-1] < len(data) and (data[after] == LF).all())
+
+
+def _hash_at_field_start(data: np.ndarray, start: int, block: np.ndarray, separator: int) -> bool:
+    """Whether a '#' of ``block`` opens a line or a field."""
+    at = np.flatnonzero(block == HASH) + start
+    if at[0] == 0:
+        return True
+    before = data[at - 1]
+    return bool(((before == LF) | (before == separator)).any())
+
+
+def _unusual_text(data: np.ndarray, start: int, block: np.ndarray) -> bool:
+    """Whether ``block`` holds DEL, or Unicode whitespace or a C1 control (whose UTF-8 bytes
+    may begin in the block before or end in the next)."""
+    if (block == DEL).any():
+        return True
+    around = data[max(start - 2, 0) : start + len(block) + 2].tobytes()
+    return _UNICODE_SPACE.search(around) is not None
+
+
+def _parse(source: Any, separator: int, names: list[str], types: dict[str, str]) -> Any:
     """Arrow's table of the columns named in ``types``, or None when a line does not parse into
     exactly ``names`` of those types."""
     import pyarrow as pa
@@ -93,10 +113,10 @@ def _parse(path: Path, separator: bytes, names: list[str], types: dict[str, str]
     }
     try:
         return pcsv.read_csv(
-            pa.memory_map(str(path)),  # read in place from the page cache: no copy of the file
+            source,
             read_options=pcsv.ReadOptions(column_names=names, block_size=1 << 22),
             parse_options=pcsv.ParseOptions(
-                delimiter=separator.decode(), quote_char=False, escape_char=False
+                delimiter=chr(separator), quote_char=False, escape_char=False
             ),
             convert_options=pcsv.ConvertOptions(
                 column_types={n: arrow_types[t] for n, t in types.items()},
@@ -113,14 +133,21 @@ def _columns(path: Path, names: list[str], types: dict[str, str]) -> dict[str, A
     """The columns named in ``types`` when the file is plain (``_plain``) and Arrow parses
     every line into exactly ``names``; None when anything is unusual.
 
-    Arrow parses (in its threads, without the GIL) while this thread scans the bytes: the
+    The file is mapped into memory once (read in place from the page cache, no copy): Arrow
+    parses it (in its threads, without the GIL) while this thread scans the same bytes, and the
     scan's verdict decides whether the table is used."""
-    separator = _separator(path)
+    import pyarrow as pa
+
+    if path.stat().st_size == 0:
+        return None
+    mapped = pa.memory_map(str(path)).read_buffer()
+    data = np.frombuffer(mapped, dtype=np.uint8)
+    separator = _separator(data)
     if separator is None:
         return None
     with ThreadPoolExecutor(max_workers=1) as worker:
-        parsing = worker.submit(_parse, path, separator, names, types)
-        plain = _plain(path, separator)
+        parsing = worker.submit(_parse, pa.BufferReader(mapped), separator, names, types)
+        plain = _plain(data, separator)
         table = parsing.result()
     if not plain or table is None:
         return None
