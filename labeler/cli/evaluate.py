@@ -219,8 +219,8 @@ def eval_command(
 
 
 def _lean_process(*, compares: bool) -> None:
-    """Spare a short process work that buys it nothing (about 0.15 s of CPU of a 10,000-question
-    evaluation's 1 s).
+    """Spare a short process work that buys it nothing (0.1 to 0.2 s of CPU of a 10,000-question
+    evaluation; see docs/benchmarks.md).
 
     - At exit the interpreter collects every object it ever made, module by module: frozen
       (``gc.freeze``, from an exit handler, so a test process is unaffected until its own end)
@@ -228,6 +228,7 @@ def _lean_process(*, compares: bool) -> None:
     - Without a comparison there is no matrix product: OpenBLAS need not start (and at exit
       stop) a thread per core when numpy loads. A comparison keeps them, and with them the
       exact figures its matrix products give; a value the user set is kept.
+    - Freed memory is kept for the next arrays (``_keep_freed_memory``).
     """
     atexit.unregister(gc.freeze)
     atexit.register(gc.freeze)
@@ -244,9 +245,10 @@ def _keep_freed_memory() -> None:
     """Have glibc's allocator keep the memory numpy frees for the next arrays, instead of
     giving it back to the kernel at once (arrays of more than 128 KiB are mapped and unmapped
     one by one, from one arena per thread) and having the kernel zero fresh pages again: a
-    quarter of the page faults of a 10,000-question evaluation, and of its system time. The
-    process ends when the command does; its peak memory is unchanged. Other C libraries are
-    left as they are."""
+    quarter of the page faults of a 10,000-question evaluation. Arrays over 32 MiB are still
+    mapped one by one, so a big evaluation's peak stays where it was (1.5 GB at 100,000
+    questions). The setting lasts as long as the process, which for the CLI ends with the
+    command. Other C libraries are left as they are."""
     import ctypes
 
     try:
