@@ -21,9 +21,12 @@ the files into dicts and runs pytrec_eval, as a user of pytrec_eval would); memo
 process's peak resident set (``os.wait4``'s rusage). The three are measured side by side: after
 one untimed warm-up each, ``--repeat`` rounds in which each runs once in turn, so that a change
 of load on the shared machine falls on all of them; the ratio is given of the best times, of the
-medians, of the CPU times, and as the median of the per-round ratios (two runs a second apart).
-The values are then checked question by question against pytrec_eval's (every digit) and
-trec_eval's (the four decimals it prints).
+medians, of the CPU times, and as the median of the per-round ratios (of two runs next to each
+other in time); the half-time target is judged on the larger of the last two. On a loaded
+machine Linux's autogroup scheduler gives each session a fair share of the CPU, so threads buy
+no time there and the wall-time ratio follows the CPU ratio: the load average is printed before
+and after. The values are then checked question by question against pytrec_eval's (every
+digit) and trec_eval's (the four decimals it prints).
 
 Usage::
 
