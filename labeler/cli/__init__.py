@@ -10,6 +10,7 @@ from labeler.cli import (  # noqa: F401  (registers commands)
     convert,
     corpus,
     decide,
+    embed,
     evaluate,
     export,
     imports,
