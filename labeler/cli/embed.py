@@ -13,9 +13,9 @@ from labeler.cli.base import db_option, format_option, main, open_store
 STOPPED = 130  # the exit status of a command stopped by Ctrl-C
 
 
-class _Bar:
+class EmbedBar:
     """A progress bar opened at the first batch, when the number of texts to embed is known
-    (nothing to embed, no bar)."""
+    (nothing to embed, no bar); ``update(done, total)`` is ``update_index``'s callback."""
 
     def __init__(self, label: str) -> None:
         self.label = label
@@ -91,7 +91,7 @@ def embed_cmd(
 
     with open_store(db_path) as store:
         chunking = chunking or store.corpus.current_chunking()
-        bar = _Bar("embedding")
+        bar = EmbedBar("embedding")
         try:
             report = project.embed_chunking(
                 store, chunking, model=model, depth=depth, progress=bar.update
@@ -136,4 +136,4 @@ def embed_cmd(
         click.echo(pools.summary())
 
 
-__all__ = ["embed_cmd"]
+__all__ = ["EmbedBar", "embed_cmd"]

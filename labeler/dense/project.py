@@ -142,9 +142,8 @@ def require_index(store: Store, chunking: str) -> DenseIndex:
     if installed_key(model) is None:
         load_embedder(model)  # raises, with the install hint
     raise LabelerError(
-        f"chunking {chunking!r} has no vectors for {installed_key(model)}: run"
-        f" labeler embed --chunking {chunking}",
-        field="chunking",
+        f"chunking {chunking!r} has no vectors yet for {installed_key(model)}: run"
+        f" labeler embed --chunking {chunking}"
     )
 
 
