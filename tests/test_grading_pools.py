@@ -9,8 +9,7 @@ import pytest
 from labeler.grading import labeling, queue, search_pools
 from labeler.grading.candidates import blind_key, inspect_pools
 from labeler.grading.search_pools import ensure_search_pool
-from labeler.grading.worker import compute_pools
-from labeler.grading.worker import PREFETCH_AHEAD, WORKER_BACKLOG, PoolWorker
+from labeler.grading.worker import PREFETCH_AHEAD, WORKER_BACKLOG, PoolWorker, compute_pools
 from labeler.importers import import_chunks, import_questions
 from labeler.store import Search, Store
 from tests.conftest import write_jsonl

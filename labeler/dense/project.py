@@ -185,9 +185,12 @@ def chunking_vectors(store: Store, index: DenseIndex) -> ChunkVectors:
 
 
 def forget() -> None:
-    """Drop the process's loaded vectors (tests; a long-lived process that is done with them)."""
+    """Drop what the process holds: the vectors, the loaded models and the installed versions
+    read (tests; a long-lived process that is done with them, or whose extras changed)."""
     with _lock:
         _vectors.clear()
+        _embedder.cache_clear()
+        installed_key.cache_clear()
 
 
 # searching ----------------------------------------------------------------------------------
