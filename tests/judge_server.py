@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import socket
 import sys
 import threading
 import time
@@ -113,6 +114,11 @@ def _handler(server: JudgeServer) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: object) -> None:  # quiet
             return
 
+        def setup(self) -> None:
+            super().setup()
+            # As real servers do: no Nagle delay between the headers and the body.
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
         def _send(self, status: int, payload: dict, headers: dict | None = None) -> None:
             data = json.dumps(payload).encode("utf-8")
             self.send_response(status)
@@ -120,8 +126,9 @@ def _handler(server: JudgeServer) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Length", str(len(data)))
             for name, value in (headers or {}).items():
                 self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(data)
+            # headers and body in one write
+            self._headers_buffer.append(b"\r\n" + data)
+            self.flush_headers()
 
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", "0"))

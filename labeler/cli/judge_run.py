@@ -162,7 +162,7 @@ def run_cmd(
     Example:
         labeler judge run --metric relevance --all --model qwen2.5:7b --base-url http://localhost:11434/v1
     """
-    from labeler.judge.client import Endpoint, check_endpoint, load_openai
+    from labeler.judge.client import Endpoint, check_endpoint, check_openai
     from labeler.judge.run import RunOptions, Selection, plan_run, run_judge
 
     chosen = sum((bool(question_ids), tag is not None, everything))
@@ -171,7 +171,7 @@ def run_cmd(
     check_endpoint(base_url, model, timeout)
     endpoint = Endpoint(base_url, model, _api_key(api_key_env), timeout)
     if not dry_run:
-        load_openai()
+        check_openai()
     options = RunOptions(
         metric=metric,
         endpoint=endpoint,

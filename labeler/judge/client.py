@@ -20,6 +20,7 @@ LiteLLM), with the retries a long run needs and nothing that could leak the key.
 from __future__ import annotations
 
 import email.utils
+import json
 import logging
 import random
 import threading
@@ -81,6 +82,7 @@ class Reply:
     tokens_out: int | None
     latency_ms: float
     tries: int
+    problem: str | None = None  # the reply is no chat completion: ``text`` is its raw body
 
 
 class CallFailed(Exception):
@@ -118,6 +120,14 @@ class KeyFilter(logging.Filter):
         return True
 
 
+def hide_in_logs(secret: str) -> None:
+    """Filter ``secret`` out of the client libraries' logs, for the rest of the process: a
+    call still in flight when a run stops may log after it (once per secret)."""
+    for logger in _library_loggers():
+        if not any(isinstance(f, KeyFilter) and f.secret == secret for f in logger.filters):
+            logger.addFilter(KeyFilter(secret))
+
+
 def _library_loggers() -> list[logging.Logger]:
     """Every logger of the client's libraries (a filter acts on the logger a record is made
     on, not on its parents)."""
@@ -127,6 +137,21 @@ def _library_loggers() -> list[logging.Logger]:
         if name.split(".")[0] in LIBRARY_LOGGERS
     ]
     return [logging.getLogger(name) for name in sorted({*names, *LIBRARY_LOGGERS})]
+
+
+def check_openai() -> None:
+    """A LabelerError saying how to install the client when it is missing, found without
+    importing it (a run that needs no call never pays for the import)."""
+    import importlib.util
+    import sys
+
+    try:
+        missing = sys.modules.get("openai", True) is None or not importlib.util.find_spec("openai")
+    except (ImportError, ValueError):
+        missing = True
+    if missing:
+        msg = f"labeler judge run needs the openai client: {INSTALL_HINT}"
+        raise LabelerError(msg)
 
 
 def load_openai():
@@ -182,6 +207,12 @@ class ChatClient:
         self._openai = openai
         # The key goes to the client and nowhere else; "" sends no Authorization header (and
         # keeps the library from reading OPENAI_API_KEY, which belongs to another endpoint).
+        # The client's own post (its documented way to call any path) with the raw response:
+        # its request checks, headers, errors and timeouts, without building typed objects
+        # of the request and the reply, which cost more CPU than the rest of a call.
+        import httpx  # the client's own transport, installed with it
+
+        self._raw = httpx.Response
         self._client = openai.OpenAI(
             base_url=endpoint.base_url,
             api_key=endpoint.api_key or "",
@@ -191,16 +222,11 @@ class ChatClient:
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
         self._pause_until = 0.0
-        self._filter = KeyFilter(endpoint.api_key) if endpoint.api_key else None
-        if self._filter is not None:
-            for logger in _library_loggers():
-                logger.addFilter(self._filter)
+        if endpoint.api_key:
+            hide_in_logs(endpoint.api_key)
 
     def close(self) -> None:
         self._client.close()
-        if self._filter is not None:
-            for logger in _library_loggers():
-                logger.removeFilter(self._filter)
 
     def _hold(self, stop: threading.Event) -> None:
         """Wait while the server has asked every caller to (Retry-After), or until stopped."""
@@ -241,10 +267,14 @@ class ChatClient:
             unreachable = False
             started = time.perf_counter()
             try:
-                completion = self._client.chat.completions.create(
-                    model=self.endpoint.model,
-                    messages=[{"role": "user", "content": prompt}],
-                    temperature=0,
+                response = self._client.post(
+                    "/chat/completions",
+                    cast_to=self._raw,
+                    body={
+                        "model": self.endpoint.model,
+                        "messages": [{"role": "user", "content": prompt}],
+                        "temperature": 0,
+                    },
                 )
             except openai.APITimeoutError:
                 reason = f"no answer within {self.endpoint.timeout:g} s"
@@ -271,7 +301,7 @@ class ChatClient:
                     )
                     raise EndpointRefused(msg, field="base-url") from None
             else:
-                return self._reply(completion, started, attempt)
+                return reply_of(response.content, started, attempt)
             if attempt == self.tries:
                 if unreachable:
                     msg = f"cannot reach {self.endpoint.shown}: {reason}"
@@ -280,18 +310,33 @@ class ChatClient:
             stop.wait(self._pause(wait) if wait is not None else backoff(attempt, self._rng))
         raise CallFailed(STOPPED, self.tries)
 
-    def _reply(self, completion: object, started: float, attempt: int) -> Reply:
-        latency = (time.perf_counter() - started) * 1000.0
-        choices = getattr(completion, "choices", None) or []
-        text = choices[0].message.content if choices else None
-        usage = getattr(completion, "usage", None)
-        return Reply(
-            text=text,
-            tokens_in=getattr(usage, "prompt_tokens", None),
-            tokens_out=getattr(usage, "completion_tokens", None),
-            latency_ms=latency,
-            tries=attempt,
-        )
+
+def reply_of(body: bytes, started: float, attempt: int) -> Reply:
+    """The reply's text and token counts, read from the chat completion's JSON (a body that is
+    not one is kept as the raw text, with the problem named)."""
+    latency = (time.perf_counter() - started) * 1000.0
+    text = body.decode("utf-8", errors="replace")
+    try:
+        data = json.loads(text)
+        content = data["choices"][0]["message"]["content"]
+        if content is not None and not isinstance(content, str):
+            raise TypeError("content")
+    except (ValueError, KeyError, IndexError, TypeError):
+        problem = "the server's reply is not a chat completion"
+        return Reply(text[:10_000], None, None, latency, attempt, problem)
+    usage = data.get("usage") if isinstance(data, dict) else None
+    usage = usage if isinstance(usage, dict) else {}
+    return Reply(
+        text=content,
+        tokens_in=_count(usage.get("prompt_tokens")),
+        tokens_out=_count(usage.get("completion_tokens")),
+        latency_ms=latency,
+        tries=attempt,
+    )
+
+
+def _count(value: object) -> int | None:
+    return value if type(value) is int and value >= 0 else None
 
 
 __all__ = [
@@ -305,6 +350,7 @@ __all__ = [
     "Reply",
     "backoff",
     "check_endpoint",
+    "check_openai",
     "load_openai",
     "redact",
     "retry_after",

@@ -62,7 +62,9 @@ from labeler.store.judge_calls import CallRecord
 
 RUN_PATH = Path("judge run")  # what an error about a staged rating names as its file
 CACHED_BATCH = 2_000  # cached answers written per transaction
-TICK_S = 0.5  # how often the progress is reported while calls are in flight
+TICK_S = 0.25  # how often the progress is reported while calls are in flight
+FLUSH_S = 0.2  # an answer waits at most this long to be written
+FLUSH_N = 200  # answers written at most per transaction
 # Pool sources a judge rates: a run's results (within the depth), the search, additions.
 JUDGED_SOURCES = ("run", "search", "generator", "added")
 
@@ -91,12 +93,13 @@ class RunOptions:
 
 @dataclass(frozen=True, slots=True)
 class Work:
-    """One pair to judge: its item, the prompt as sent, and its cache key."""
+    """One pair to judge: its item, what fills the prompt, and its cache key. The prompt is
+    filled on the worker thread, and only for the pairs that are called."""
 
     item: Item
     question_id: str | None
     chunk_id: str | None
-    prompt: str
+    values: tuple[tuple[str, str], ...]
     cache_key: str
 
 
@@ -290,8 +293,14 @@ def judged(entry: PoolEntry, depth: int | None) -> bool:
 
 
 def cache_key(prompt: Prompt, model: str, question: str, text: str) -> str:
-    payload = json.dumps([prompt.hash, model, question, text], ensure_ascii=False)
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+    """SHA-256 of the prompt's hash, the model, the question's text and the rated text, each
+    prefixed by its length (so no two different tuples share a key)."""
+    digest = hashlib.sha256()
+    for part in (prompt.hash, model, question, text):
+        data = part.encode("utf-8")
+        digest.update(len(data).to_bytes(8, "big"))
+        digest.update(data)
+    return digest.hexdigest()
 
 
 def relevance_work(
@@ -299,24 +308,27 @@ def relevance_work(
 ) -> list[Work]:
     keys = store.ratings.chunk_item_keys(chunking, ids)
     model, prompt = options.endpoint.model, options.prompt
-    work = []
+    pools = []
     for question_id in ids:
         question = store.questions.get(question_id)
         entries = [e for e in pool(store, question, chunking) if judged(e, options.depth)]
-        chunks = store.corpus.get_chunks(chunking, [e.chunk_id for e in entries])
+        pools.append((question, entries))
+    chunks = store.corpus.get_chunks(
+        chunking, list(dict.fromkeys(e.chunk_id for _, entries in pools for e in entries))
+    )
+    work = []
+    for question, entries in pools:
         for entry in entries:
             chunk = chunks.get(entry.chunk_id)
             if chunk is None:
                 continue
-            key = keys.get((question_id, chunk.id)) or chunk_key(question_id, chunk.id)
-            item = Item(key, question=question_id, chunk_id=chunk.id)
-            text = prompt.render({"question": question.text, "passage": chunk.text})
+            key = keys.get((question.id, chunk.id)) or chunk_key(question.id, chunk.id)
             work.append(
                 Work(
-                    item,
-                    question_id,
+                    Item(key, question=question.id, chunk_id=chunk.id),
+                    question.id,
                     chunk.id,
-                    text,
+                    (("question", question.text), ("passage", chunk.text)),
                     cache_key(prompt, model, question.text, chunk.text),
                 )
             )
@@ -330,25 +342,22 @@ def answer_work(
     work = []
     for row in store.ratings.answer_items(ids):
         if not row["contexts"]:
-            skipped["answers without their passages"] = (
-                skipped.get("answers without their passages", 0) + 1
-            )
+            reason = "answers without their passages"
+            skipped[reason] = skipped.get(reason, 0) + 1
             continue
         question = row["question"] or ""
         rated = json.dumps([row["answer"], row["contexts"]], ensure_ascii=False)
-        text = prompt.render(
-            {
-                "question": question,
-                "answer": row["answer"],
-                "contexts": contexts_text(row["contexts"]),
-            }
+        values = (
+            ("question", question),
+            ("answer", row["answer"]),
+            ("contexts", contexts_text(row["contexts"])),
         )
         work.append(
             Work(
                 Item(row["key"]),
                 row["question_id"],
                 None,
-                text,
+                values,
                 cache_key(prompt, model, question, rated),
             )
         )
@@ -408,14 +417,17 @@ class Outcome:
     tries: int
 
 
-def call_one(client: ChatClient, work: Work, grades: tuple[int, ...], stop) -> Outcome:
-    """One pair, on a worker thread: the call and the strict reading of its answer."""
+def call_one(client: ChatClient, work: Work, prompt: Prompt, stop) -> Outcome:
+    """One pair, on a worker thread: the prompt filled, the call, and the strict reading of
+    its answer."""
     try:
-        reply = client.complete(work.prompt, stop=stop)
+        reply = client.complete(prompt.render(dict(work.values)), stop=stop)
     except CallFailed as failure:
         return Outcome(work, None, None, failure.reason, failure.tries)
+    if reply.problem is not None:
+        return Outcome(work, None, reply, reply.problem, reply.tries)
     try:
-        verdict = parse_answer(reply.text, grades)
+        verdict = parse_answer(reply.text, prompt.kind.grades)
     except BadAnswer as bad:
         return Outcome(work, None, reply, str(bad), reply.tries)
     return Outcome(work, verdict, reply, None, reply.tries)
@@ -592,52 +604,64 @@ def _call_all(
     progress: RunProgress,
     report: Callable[[RunProgress], None],
 ) -> None:
-    """Keep ``concurrency`` calls in flight, write each batch of finished ones as it comes.
+    """Keep ``concurrency`` calls in flight; write what finished within ``FLUSH_S`` of its
+    arrival (at most ``FLUSH_N`` at a time), in one short transaction.
 
-    Nothing waits to be written but what finished since the last write; on a refusal of the
-    endpoint, or Ctrl-C, what finished is written, the calls not started are dropped, and the
-    ones in flight are told to stop at their next try.
+    A write costs a few milliseconds whatever it holds, so under a fast endpoint a batch takes
+    what arrived over a fifth of a second, and under a slow one each answer is written alone
+    as it comes. On a refusal of the endpoint, or Ctrl-C, what finished is written, the calls
+    not started are dropped, and the ones in flight are told to stop at their next try.
     """
-    grades = options.prompt.kind.grades
     stop = threading.Event()
     queue = iter(plan.calls)
     in_flight: dict[Future, Work] = {}
+    pending: list[Outcome] = []
     executor = ThreadPoolExecutor(max_workers=options.concurrency, thread_name_prefix="judge")
 
     def submit() -> None:
         work = next(queue, None)
         if work is not None and not stop.is_set():
-            in_flight[executor.submit(call_one, client, work, grades, stop)] = work
+            in_flight[executor.submit(call_one, client, work, options.prompt, stop)] = work
+
+    def flush() -> None:
+        if pending:
+            progress.written += writer.outcomes(pending)
+            _tally(progress, pending)
+            pending.clear()
 
     try:
         for _ in range(options.concurrency):
             submit()
-        last = time.monotonic()
+        oldest = last = time.monotonic()
         while in_flight:
-            done, _ = wait(in_flight, timeout=TICK_S, return_when=FIRST_COMPLETED)
+            now_ = time.monotonic()
+            timeout = max(oldest + FLUSH_S - now_, 0.0) if pending else TICK_S
+            done, _ = wait(in_flight, timeout=timeout, return_when=FIRST_COMPLETED)
             finished, refused = _collect(done, in_flight)
             if refused is None:
                 for _ in finished:
                     submit()
             else:
                 stop.set()
-            if finished:
-                progress.written += writer.outcomes(finished)
-                _tally(progress, finished)
+            if finished and not pending:
+                oldest = time.monotonic()
+            pending.extend(finished)
+            now_ = time.monotonic()
+            if refused or len(pending) >= FLUSH_N or now_ - oldest >= FLUSH_S or not in_flight:
+                flush()
             if refused is not None:
                 raise refused
-            if finished or time.monotonic() - last >= TICK_S:
+            if now_ - last >= TICK_S:
                 report(progress)
-                last = time.monotonic()
+                last = now_
     except BaseException:
         # Calls in flight are told to stop (and the client is closed by the caller): a
         # Ctrl-C is not held up by a server that does not answer.
         stop.set()
         executor.shutdown(wait=False, cancel_futures=True)
         finished, _ = _collect([f for f in in_flight if f.done()], in_flight)
-        if finished:
-            progress.written += writer.outcomes(finished)
-            _tally(progress, finished)
+        pending.extend(finished)
+        flush()
         raise
     executor.shutdown(wait=True)
     report(progress)
