@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import random
+import signal
 import subprocess
 import sys
 import tempfile
@@ -147,7 +148,7 @@ def main() -> None:
                 f" {again['cached']:,} cached, in {wall:.1f} s wall (target < 5 s); {load()}"
             )
         finally:
-            server.terminate()
+            server.send_signal(signal.SIGINT)
             _, err = server.communicate(timeout=10)
             print(f"   the server counted: {err.strip()}")
 
