@@ -52,6 +52,7 @@ def from_link(store) -> None:
     st.session_state[QUEUE_KEY] = FAMILY
     for key, value in zip(_CHOICE_KEYS, _values(comparison), strict=True):
         st.session_state[key] = value
+    st.session_state["label_decide_prior"] = st.query_params.get("prior") or None
 
 
 def _values(comparison: Comparison) -> tuple[str, str, str, str]:
@@ -98,7 +99,8 @@ def comparison() -> Comparison | None:
     a, b, metric, policy = (st.session_state.get(k) for k in _CHOICE_KEYS)
     if not a or not b:
         return None
-    return Comparison(a, b, (metric or DEFAULT_METRIC).strip(), policy or DEFAULT_POLICY)
+    prior = st.session_state.get("label_decide_prior")  # from the Results page's link
+    return Comparison(a, b, (metric or DEFAULT_METRIC).strip(), policy or DEFAULT_POLICY, prior)
 
 
 def current(store, chunking: str) -> tuple[Comparison, DecisionQueue] | None:

@@ -631,6 +631,19 @@ class Ratings(Facet):
     def set_revealed_judge(self, judge: str | None) -> None:
         self.set_setting(REVEAL_SETTING, judge or "")
 
+    def relevance_grades(self, rater: str, chunking: str) -> dict[tuple[str, str], int]:
+        """{(question id, chunk id): grade} of every relevance rating ``rater`` gave in
+        ``chunking``: a judge's grades as label-next's prior."""
+        return {
+            (q, c): int(value)
+            for q, c, value in self.conn.execute(
+                "SELECT i.question_id, i.chunk_id, r.value FROM ratings r"
+                " JOIN rating_items i ON i.pk = r.item WHERE r.metric = 'relevance'"
+                " AND r.rater = ? AND i.chunking = ?",
+                (rater, chunking),
+            )
+        }
+
     def relevance_verdicts(
         self, rater: str, chunking: str, question_id: str
     ) -> dict[str, tuple[float, str | None]]:

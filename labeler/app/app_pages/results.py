@@ -351,7 +351,16 @@ def label_next(a, b, metrics: list[str], policy: str | None) -> None:
         st.caption(f"Label next works on imported runs with one of: {titles}.")
         return
     metric = st.selectbox("Decide on", choices, key="results_decide_metric")
-    comparison = Comparison(a.run, b.run, metric, policy or DEFAULT_POLICY)
+    judges = store.ratings.metric_judges().get("relevance", [])
+    prior = st.selectbox(
+        "Judge's grades as the model's prior",
+        [None, *judges],
+        format_func=lambda j: "none" if j is None else j,
+        key="results_decide_prior",
+        help="For chunks nobody graded, an LLM judge's grade informs how likely they are to"
+        " be relevant (weighed by how often it agrees with people). Proof needs people.",
+    )
+    comparison = Comparison(a.run, b.run, metric, policy or DEFAULT_POLICY, prior)
     decision = comparison.queue(store, chunking).decision
     note(decision.sentence(), kind="ok" if decision.status == "proven" else "info")
     st.caption(
@@ -371,7 +380,8 @@ def label_next(a, b, metrics: list[str], policy: str | None) -> None:
             GRADING,
             label=f"Grade them: decide {a.run} vs {b.run} on the grading page",
             icon=":material/checklist:",
-            query_params={"decide": f"{a.run},{b.run},{metric}", "policy": comparison.policy},
+            query_params={"decide": f"{a.run},{b.run},{metric}", "policy": comparison.policy}
+            | ({"prior": prior} if prior else {}),
         )
 
 
