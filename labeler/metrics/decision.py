@@ -202,7 +202,7 @@ def simulate(
     theta = model.sample(rng, worlds)
     if prior is not None:
         cells = cells * LEVELS + prior.levels(free)
-        theta = prior.combine(rng, theta)
+        theta = prior.combine(np.random.default_rng([seed, 11]), theta)
     probabilities = theta.mean(axis=0)[cells] if len(free) else np.zeros((0, 3))
     known = np.maximum(c.grade, 0).astype(np.int8)
     if len(free) == 0:
