@@ -409,3 +409,95 @@ def test_a_killed_run_resumes_where_it_stopped(tmp_path: Path) -> None:
     assert summary["cached"] == kept
     assert summary["calls"] == 10 - kept
     assert killed_after >= 4
+
+
+# faithfulness ------------------------------------------------------------------------------------
+
+
+def test_faithfulness_judges_the_answers_against_their_passages(
+    project: Store, tmp_path: Path
+) -> None:
+    from labeler.judge.importing import import_judgements
+
+    answers = [
+        ("qa", "GRADE1 the answer holds", ["passage one", "passage two"]),
+        ("qb", "nothing in the passages", ["passage three"]),
+        ("qb", "GRADE2 is not a faithfulness grade", ["passage four"]),
+    ]
+    rows = [
+        {
+            "metric": "faithfulness",
+            "rater": "maria",
+            "rater_kind": "human",
+            "verdict": "pass",
+            "question": q,
+            "answer": a,
+            "contexts": c,
+        }
+        for q, a, c in answers
+    ]
+    import_judgements(project, write_jsonl(tmp_path / "people.jsonl", rows))
+    with JudgeServer() as clean:
+        summary = run_judge(
+            project,
+            options(clean, metric="faithfulness", prompt=builtin_prompt("faithfulness")),
+        )
+        sent = [r["messages"][0]["content"] for r in clean.requests]
+    assert (summary.calls, summary.failed, summary.ratings_written) == (3, 1, 2)
+    assert any("[1] passage one\n\n[2] passage two" in text for text in sent)
+    name = judge_name(MODEL, builtin_prompt("faithfulness"))
+    given = {
+        r["answer"]: r["value"]
+        for r in project.judge_calls.judge_ratings("faithfulness", name, "default")
+    }
+    assert given == {"GRADE1 the answer holds": 1.0, "nothing in the passages": 0.0}
+    [failure] = project.judge_calls.failures("faithfulness")
+    assert failure["error"] == "grade must be one of the whole numbers 0, 1, got 2"
+    # the metric keeps the scale people's verdicts gave it (a score, passing at 0.5)
+    assert project.ratings.metrics()["faithfulness"]["scale"] == "score"
+
+
+def test_a_dry_run_calls_nothing_and_writes_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "p.db"
+    with Store(db) as store:
+        load(store, tmp_path / "in")
+    with JudgeServer() as clean:
+        args = ["judge", "run", "--metric", "relevance", "--base-url", clean.url]
+        result = cli(db, *args, "--model", MODEL, "--all", "--dry-run", "--format", "json")
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.output) == {
+            "judge": NAME,
+            "metric": "relevance",
+            "pairs": 10,
+            "rated": 0,
+            "cached": 0,
+            "calls": 10,
+            "left": 0,
+            "skipped": {},
+        }
+        assert clean.calls == 0
+    with Store(db) as store:
+        assert store.scalar("SELECT count(*) FROM ratings") == 0
+        assert store.scalar("SELECT count(*) FROM judge_calls") == 0
+
+
+def test_without_the_openai_client_the_command_says_how_to_install_it(
+    tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "openai", None)  # `import openai` fails, as if absent
+    db = tmp_path / "p.db"
+    args = ["judge", "run", "--metric", "relevance", "--base-url", "http://127.0.0.1:9/v1"]
+    result = cli(db, *args, "--model", MODEL, "--all")
+    assert result.exit_code == 2
+    assert result.output == (
+        'Error: labeler judge run needs the openai client: pip install "labeler[judge]"\n'
+    )
+
+
+def test_a_judge_may_not_take_a_persons_name(project: Store, server: JudgeServer) -> None:
+    from labeler.grading import labeling
+
+    labeling.grade(project, "qa", "c1", "maria", 2)
+    with pytest.raises(LabelerError, match="'maria' is a person who rates or grades here"):
+        plan_run(project, options(server, judge_name="maria"))
+    assert server.calls == 0
