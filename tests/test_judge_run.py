@@ -437,9 +437,9 @@ def test_faithfulness_judges_the_answers_against_their_passages(
         for q, a, c in answers
     ]
     import_judgements(project, write_jsonl(tmp_path / "people.jsonl", rows))
-    with JudgeServer() as clean:
+    with JudgeServer() as clean, Store(project.path) as fresh:  # a connection of its own
         summary = run_judge(
-            project,
+            fresh,
             options(clean, metric="faithfulness", prompt=builtin_prompt("faithfulness")),
         )
         sent = [r["messages"][0]["content"] for r in clean.requests]

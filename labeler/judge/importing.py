@@ -325,8 +325,8 @@ def merge_ratings(
     return labels, counts
 
 
-def save_settled(store: Store, metric: MetricSettled, *, stated: bool) -> None:
-    """Store a metric's settled scale; a score metric's passes follow it."""
+def declare_metric(store: Store, metric: MetricSettled) -> None:
+    """Store a metric's settled scale (and threshold)."""
     store.ratings.save_metric(
         metric.name,
         scale=metric.scale.spec,
@@ -334,6 +334,11 @@ def save_settled(store: Store, metric: MetricSettled, *, stated: bool) -> None:
         threshold_source=metric.threshold_source,
         pass_when=metric.scale.pass_when,
     )
+
+
+def save_settled(store: Store, metric: MetricSettled, *, stated: bool) -> None:
+    """Store a metric's settled scale; the staged passes of a score metric follow it."""
+    declare_metric(store, metric)
     if metric.scale.kind == "score":
         store.ratings.settle_staged_passes(metric.name, stated=stated)
         if stated:
@@ -401,6 +406,7 @@ __all__ = [
     "JudgeImport",
     "MetricSettled",
     "check_stored_fit",
+    "declare_metric",
     "import_judgements",
     "merge_ratings",
     "save_settled",

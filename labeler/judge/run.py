@@ -48,8 +48,8 @@ from labeler.judge.client import (
 )
 from labeler.judge.importing import (
     MetricSettled,
+    declare_metric,
     merge_ratings,
-    save_settled,
     settle_scale,
     stage_ratings,
 )
@@ -558,8 +558,7 @@ def run_judge(
     progress = RunProgress(planned=len(plan.calls))
     report = on_progress or (lambda _: None)
     writer = Writer(store, plan, options, chunking)
-    with store.write():
-        save_settled(store, plan.metric, stated=False)
+    declare_metric(store, plan.metric)
     progress.cached = plan.rated + len(plan.cached)
     progress.written += writer.cached(plan.cached)
     report(progress)
