@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import signal
 import subprocess
 import sys
@@ -140,12 +141,16 @@ def main() -> None:
             command += ["--metric", "relevance", "--base-url", url, "--model", MODEL, "--all"]
             command += ["--concurrency", str(args.concurrency), "--format", "json"]
             wall = time.perf_counter()
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             result = subprocess.run(command, capture_output=True, text=True, check=True, cwd=REPO)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
             wall = time.perf_counter() - wall
+            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
             again = json.loads(result.stdout)
             print(
                 f"second run (labeler judge run, a fresh process): {again['calls']} calls,"
-                f" {again['cached']:,} cached, in {wall:.1f} s wall (target < 5 s); {load()}"
+                f" {again['cached']:,} cached, in {wall:.1f} s wall, {cpu:.1f} s CPU"
+                f" (target < 5 s); {load()}"
             )
         finally:
             server.send_signal(signal.SIGINT)
