@@ -18,10 +18,11 @@ text and the rated text): the answer is written as this judge's rating without a
 is called. Replacing a chunk's text (``labeler import chunks --replace-text``) changes its key,
 so that chunk, and only it, is asked again.
 
-Calls run on ``concurrency`` threads; the store stays on the calling thread, which writes every
-batch of finished calls as it arrives, in one short transaction (the calls, their ratings
-through ``labeler.judge.importing``'s own staging and merge, and the links between them). A
-crash or Ctrl-C loses only the calls in flight; the next run resumes where this one stopped.
+Calls run on ``concurrency`` threads; the store stays on the calling thread, which writes the
+finished calls as they arrive, in one short transaction each time (the calls, their ratings
+through ``labeler.judge.importing``'s own staging and merge, and the links between them; at
+most every ``FLUSH_S``, so a fast endpoint's answers go in batches). A crash loses the calls
+in flight (and at most ``FLUSH_S`` of answers); the next run resumes where this one stopped.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ from labeler.store.judge_calls import CallRecord
 RUN_PATH = Path("judge run")  # what an error about a staged rating names as its file
 CACHED_BATCH = 2_000  # cached answers written per transaction
 TICK_S = 0.25  # how often the progress is reported while calls are in flight
-FLUSH_S = 0.2  # an answer waits at most this long to be written
+FLUSH_S = 0.2  # writes at most this often; an answer waits at most this long
 FLUSH_N = 200  # answers written at most per transaction
 # Pool sources a judge rates: a run's results (within the depth), the search, additions.
 JUDGED_SOURCES = ("run", "search", "generator", "added")
@@ -603,13 +604,13 @@ def _call_all(
     progress: RunProgress,
     report: Callable[[RunProgress], None],
 ) -> None:
-    """Keep ``concurrency`` calls in flight; write what finished within ``FLUSH_S`` of its
-    arrival (at most ``FLUSH_N`` at a time), in one short transaction.
+    """Keep ``concurrency`` calls in flight; write what finished in one short transaction, at
+    once when the last write is ``FLUSH_S`` old, else when it is (at most ``FLUSH_N`` at a time).
 
-    A write costs a few milliseconds whatever it holds, so under a fast endpoint a batch takes
-    what arrived over a fifth of a second, and under a slow one each answer is written alone
-    as it comes. On a refusal of the endpoint, or Ctrl-C, what finished is written, the calls
-    not started are dropped, and the ones in flight are told to stop at their next try.
+    A write costs a few milliseconds whatever it holds: under a slow endpoint every answer is
+    written alone as it comes, and under a fast one a batch takes what arrived over a fifth of
+    a second. On a refusal of the endpoint, or Ctrl-C, what finished is written, the calls not
+    started are dropped, and the ones in flight are told to stop at their next try.
     """
     stop = threading.Event()
     queue = iter(plan.calls)
@@ -631,10 +632,10 @@ def _call_all(
     try:
         for _ in range(options.concurrency):
             submit()
-        oldest = last = time.monotonic()
+        written = last = time.monotonic() - FLUSH_S
         while in_flight:
             now_ = time.monotonic()
-            timeout = max(oldest + FLUSH_S - now_, 0.0) if pending else TICK_S
+            timeout = max(written + FLUSH_S - now_, 0.0) if pending else TICK_S
             done, _ = wait(in_flight, timeout=timeout, return_when=FIRST_COMPLETED)
             finished, refused = _collect(done, in_flight)
             if refused is None:
@@ -642,12 +643,12 @@ def _call_all(
                     submit()
             else:
                 stop.set()
-            if finished and not pending:
-                oldest = time.monotonic()
             pending.extend(finished)
             now_ = time.monotonic()
-            if refused or len(pending) >= FLUSH_N or now_ - oldest >= FLUSH_S or not in_flight:
+            due = now_ - written >= FLUSH_S or len(pending) >= FLUSH_N or not in_flight
+            if pending and (due or refused):
                 flush()
+                written = now_
             if refused is not None:
                 raise refused
             if now_ - last >= TICK_S:
