@@ -501,3 +501,29 @@ def test_a_judge_may_not_take_a_persons_name(project: Store, server: JudgeServer
     with pytest.raises(LabelerError, match="'maria' is a person who rates or grades here"):
         plan_run(project, options(server, judge_name="maria"))
     assert server.calls == 0
+
+
+def test_ctrl_c_writes_what_finished_and_says_so(tmp_path: Path) -> None:
+    import re
+
+    db = tmp_path / "p.db"
+    with Store(db) as store:
+        load(store, tmp_path / "in")
+    with JudgeServer(delay=0.3) as slow:
+        args = [sys.executable, "-m", "labeler", "--db", str(db), "judge", "run"]
+        args += ["--metric", "relevance", "--base-url", slow.url, "--model", MODEL]
+        args += ["--questions", "qc", "--questions", "qa", "--concurrency", "2"]
+        child = subprocess.Popen(
+            args, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        deadline = time.monotonic() + 30
+        while slow.calls < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=30)
+    assert child.returncode == 130
+    [line] = [x for x in err.splitlines() if " interrupted in " in x]
+    assert err.rstrip().endswith("run the same command again to go on where this one stopped")
+    written = int(re.search(r"(\d+) ratings written", line).group(1))
+    with Store(db) as store:
+        assert len(judge_grades(store, NAME)) == written >= 1
