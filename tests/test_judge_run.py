@@ -362,9 +362,8 @@ def test_auth_errors_stop_the_run_at_once_with_exit_2(tmp_path: Path) -> None:
         assert result.output.startswith('Error: field "base-url": http://127.0.0.1:')
         result = cli(db, *args, "--model", "no-such-model", "--api-key-env", "K", env={"K": SECRET})
         assert result.exit_code == 2
-        assert "has no such model or path (404 Not Found): model 'no-such-model' not found" in (
-            result.output
-        )
+        assert "has no such model or path (404 Not Found;" in result.output
+        assert result.output.rstrip().endswith(": model 'no-such-model' not found")
     result = cli(db, *args, "--model", MODEL, "--api-key-env", "UNSET_VAR_X")
     assert result.exit_code == 2
     assert "the environment variable UNSET_VAR_X is not set" in result.output

@@ -38,7 +38,7 @@ RETRY_STATUSES = frozenset({408, 409, 429})
 STOP_STATUSES = {
     401: "refused the key (401 Unauthorized)",
     403: "refused access (403 Forbidden)",
-    404: "has no such model or path (404 Not Found)",
+    404: "has no such model or path (404 Not Found; the URL ends where the API starts, often /v1)",
 }
 INSTALL_HINT = 'pip install "labeler[judge]"'
 STOPPED = "stopped before an answer came"
