@@ -25,8 +25,8 @@ _table_or_json = click.option(
 
 @main.group("judge")
 def judge_group() -> None:
-    """Check an LLM judge against people: import its verdicts, sample them for a blind review,
-    and report how far to trust it.
+    """Run an LLM judge or import its verdicts, sample them for people to check blind, and
+    report how far to trust it.
 
     \b
     Example:

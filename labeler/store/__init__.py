@@ -13,6 +13,7 @@ lock up front) and one facet per table family, each a small class with its own S
     store.pools          a question's pooled candidates and stored search pools
     store.versions       the log of exported test-set versions
     store.ratings        judges' and people's ratings of items, on a metric
+    store.judge_calls    the calls ``labeler judge run`` made: its cache, failures, details
     store.plans          spot-check sample plans
     store.remaps         re-chunking: mappings, carried labels, the review queue
     store.reviews        the review of generated questions
@@ -32,6 +33,7 @@ from labeler.store.base import Database, Facet
 from labeler.store.corpus import Corpus
 from labeler.store.flags import Flags, QueueFilter
 from labeler.store.highlight import Span, match_spans
+from labeler.store.judge_calls import JudgeCalls
 from labeler.store.labels import EVERYONE, Labels, check_reviewer
 from labeler.store.plans import Plans
 from labeler.store.pool import Pools
@@ -60,6 +62,7 @@ class Store(Database):
         self.pools = Pools(self)
         self.versions = Versions(self)
         self.ratings = Ratings(self)
+        self.judge_calls = JudgeCalls(self)
         self.plans = Plans(self)
         self.remaps = Remaps(self)
         self.reviews = Reviews(self)
@@ -97,6 +100,7 @@ FACETS: tuple[str, ...] = (
     "pools",
     "versions",
     "ratings",
+    "judge_calls",
     "plans",
     "remaps",
     "reviews",
@@ -113,6 +117,7 @@ __all__ = [
     "Database",
     "Facet",
     "Flags",
+    "JudgeCalls",
     "Labels",
     "Plans",
     "Pools",

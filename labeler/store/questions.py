@@ -101,13 +101,15 @@ class Questions(Facet):
     def ids(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT id FROM questions ORDER BY id")]
 
-    def accepted_ids(self) -> list[str]:
+    def accepted_ids(self, *, tag: str | None = None) -> list[str]:
         """Questions in the grading queue (accepted ones: generated questions wait for review),
-        by id."""
+        by id; only those tagged ``tag`` when given."""
         return [
             r[0]
             for r in self.conn.execute(
-                "SELECT id FROM questions WHERE review_status = 'accepted' ORDER BY id"
+                "SELECT id FROM questions WHERE review_status = 'accepted' AND (:tag IS NULL"
+                " OR id IN (SELECT question_id FROM question_tags WHERE tag = :tag)) ORDER BY id",
+                {"tag": tag},
             )
         ]
 
