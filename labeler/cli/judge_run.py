@@ -16,7 +16,6 @@ from pathlib import Path
 import click
 
 from labeler.cli.base import db_option, echo_json, open_store
-from labeler.cli.judge import judge_group
 from labeler.errors import LabelerError
 
 METRIC_HELP = "relevance (a question's chunks) or faithfulness (answers against their passages)."
@@ -82,7 +81,7 @@ class ProgressBar:
             click.echo("", err=True)
 
 
-@judge_group.command("run")
+@click.command("run")
 @click.option("--metric", required=True, help=METRIC_HELP)
 @click.option("--base-url", required=True, help="The endpoint, e.g. http://localhost:11434/v1.")
 @click.option("--model", required=True, help="The model the endpoint serves.")
@@ -207,7 +206,7 @@ def run_cmd(
         click.echo(summary.summary())
 
 
-@judge_group.command("prompt")
+@click.command("prompt")
 @click.option("--metric", required=True, help=METRIC_HELP)
 @click.option(
     "--prompt", "prompt_file", type=click.Path(dir_okay=False), help="Check your own template."
@@ -225,7 +224,7 @@ def prompt_cmd(metric: str, prompt_file: str | None) -> None:
     click.echo(prompt.text, nl=False)
 
 
-@judge_group.command("ratings")
+@click.command("ratings")
 @click.option("--metric", required=True, help="The metric (relevance, faithfulness, ...).")
 @click.option("--judge", default=None, help="Only this judge.")
 @click.option("--failed", is_flag=True, help="The calls that gave no verdict, with their raw text.")
@@ -268,7 +267,7 @@ def ratings_cmd(
         out.write(line)
 
 
-@judge_group.command("reveal")
+@click.command("reveal")
 @click.argument("judge", required=False)
 @click.option("--off", is_flag=True, help="Show reviewers no judge's grade.")
 @db_option
