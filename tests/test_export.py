@@ -58,11 +58,18 @@ def listing(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir())
 
 
-def test_a_version_holds_the_four_files_as_documented(graded: Store, tmp_path: Path) -> None:
+def test_a_version_holds_its_files_as_documented(graded: Store, tmp_path: Path) -> None:
     result = export_testset(graded, "orders", out=tmp_path)
     assert result.status == "created"
     assert result.path == tmp_path / "orders" / "v1"
-    assert listing(result.path) == ["chunks.jsonl", "manifest.json", "qrels.tsv", "questions.jsonl"]
+    assert listing(result.path) == [
+        "chunks.jsonl",
+        "completeness.jsonl",
+        "manifest.json",
+        "qrels.tsv",
+        "questions.jsonl",
+        "signature.json",
+    ]
     assert (result.path / "questions.jsonl").read_text(encoding="utf-8") == QUESTIONS
     assert (result.path / "qrels.tsv").read_text(encoding="utf-8") == QRELS
     assert (result.path / "chunks.jsonl").read_text(encoding="utf-8") == CHUNKS
@@ -71,18 +78,18 @@ def test_a_version_holds_the_four_files_as_documented(graded: Store, tmp_path: P
 def test_the_manifest_describes_the_version(graded: Store, tmp_path: Path) -> None:
     path = export_testset(graded, "orders", out=tmp_path, created="2026-01-02T03:04:05Z").path
     data = manifest(path)
-    # The hash, by hand: the canonical JSON of the hashed manifest fields and each file's sha256.
-    files = {
-        name: hashlib.sha256((path / name).read_bytes()).hexdigest()
-        for name in ("questions.jsonl", "qrels.tsv", "chunks.jsonl")
+    # The hash, by hand: the canonical JSON of every other manifest field (files: each file's
+    # sha256 and size).
+    body = {k: v for k, v in data.items() if k != "content_hash"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert data["format"] == "labeler-testset/3"
+    assert data["content_hash"] == "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+    assert set(data["files"]) == {
+        "questions.jsonl",
+        "qrels.tsv",
+        "chunks.jsonl",
+        "completeness.jsonl",
     }
-    body = (
-        f'{{"chunking":"default","files":{{"chunks.jsonl":"{files["chunks.jsonl"]}",'
-        f'"qrels.tsv":"{files["qrels.tsv"]}","questions.jsonl":"{files["questions.jsonl"]}"}},'
-        '"format":"labeler-testset/2","min_grade":1,"name":"orders"}'
-    )
-    assert data["format"] == "labeler-testset/2"
-    assert data["content_hash"] == "sha256:" + hashlib.sha256(body.encode()).hexdigest()
     assert {k: data[k] for k in ("name", "version", "parent", "created", "chunking")} == {
         "name": "orders",
         "version": 1,
@@ -103,6 +110,10 @@ def test_the_manifest_describes_the_version(graded: Store, tmp_path: Path) -> No
         "reviewers": 1,
         "adjudicated": 0,
         "settled_by_policy": 0,
+        # q1's fourth bm25 result (webhooks) and q2's second are ungraded.
+        "partial": 2,
+        "ungraded": 2,
+        "left_out": 0,
     }
     assert data["selection"] == {
         "tags": [],
@@ -110,6 +121,17 @@ def test_the_manifest_describes_the_version(graded: Store, tmp_path: Path) -> No
         "review_status": ["accepted"],
         "min_grade": 1,
         "policy": None,
+        "require_depth": None,
+        "runs": [],
+        "partial": "include",
+    }
+    assert data["completeness"] == {
+        "rule": "every candidate graded",
+        "require_depth": None,
+        "runs": [],
+        "partial": "include",
+        "left_out": [],
+        "incomplete": ["q1", "q2"],
     }
     assert data["reviewers"] == ["ana"]
     assert data["changes"] is None
@@ -126,7 +148,8 @@ def test_exporting_again_without_change_writes_nothing(graded: Store, tmp_path: 
     graded.questions.upsert([{"id": "q4", "text": "Not graded, so not in a test set"}])
     again = export_testset(graded, "orders", out=tmp_path)
     assert (again.status, again.version, again.path) == ("unchanged", 1, first.path)
-    assert again.plan.content_hash == first.plan.content_hash
+    assert again.plan.content_key == first.plan.content_key
+    assert again.as_dict()["content_hash"] == first.plan.content_hash
     assert listing(tmp_path / "orders") == ["v1"]
 
 
@@ -140,9 +163,11 @@ def test_the_same_state_exports_byte_identical_apart_from_the_time(
     lines_one = (one.path / "manifest.json").read_text().splitlines()
     lines_two = (two.path / "manifest.json").read_text().splitlines()
     differing = [(a, b) for a, b in zip(lines_one, lines_two, strict=True) if a != b]
-    assert differing == [
-        ('  "created": "2026-01-01T00:00:00Z",', '  "created": "2026-06-30T12:00:00Z",')
+    assert [a for a, _ in differing] == [
+        f'  "content_hash": "{one.plan.content_hash}",',
+        '  "created": "2026-01-01T00:00:00Z",',
     ]
+    assert differing[1][1] == '  "created": "2026-06-30T12:00:00Z",'
 
 
 def _replace_text_and_confirm(store: Store) -> None:
@@ -188,7 +213,7 @@ def test_any_change_in_content_is_a_new_hash_and_version(
     second = export_testset(graded, "orders", out=tmp_path)
     assert second.status == "created"
     assert (second.version, second.plan.parent) == (2, 1)
-    assert second.plan.content_hash != first.plan.content_hash
+    assert second.plan.content_key != first.plan.content_key
     assert manifest(second.path)["parent"] == 1
 
 
@@ -466,9 +491,11 @@ def test_a_killed_exports_temporary_folder_is_cleared_by_the_next(
         assert foreign.exists()  # not ours: never touched
         assert sorted(p.name for p in result.path.iterdir()) == [
             "chunks.jsonl",
+            "completeness.jsonl",
             "manifest.json",
             "qrels.tsv",
             "questions.jsonl",
+            "signature.json",
         ]
     finally:
         running.kill()

@@ -8,7 +8,9 @@ same order across questions, so a reviewer cannot tell which system found what (
 
 ``pool`` is the one reading of a pool: the grading page, progress, ``labeler pool`` and the
 pool inspection all take it from here, with every source that put each chunk there, in one
-order of sources (``SOURCE_KINDS``).
+order of sources (``SOURCE_KINDS``). ``stored_pools`` is the same reading of many questions at
+once, as stored (no search pool is computed): what an export reads in its one read transaction
+to say how completely each question is graded.
 """
 
 from __future__ import annotations
@@ -43,6 +45,26 @@ def _source_order(source: PoolSource) -> tuple[int, str, int]:
     return (SOURCE_KINDS.index(source.kind), source.name or "", source.rank or 0)
 
 
+def _entries(
+    question: Question, provenance: Iterable[PoolSource], generated_from: Iterable[str]
+) -> list[PoolEntry]:
+    """A question's pool from its stored sources and the chunks it was generated from that
+    the chunking holds: one entry per chunk, its sources in SOURCE_KINDS order, in blind
+    order."""
+    found: dict[str, dict[PoolSource, None]] = {}
+    for source in provenance:
+        found.setdefault(source.chunk_id, {})[source._replace(chunk_id="")] = None
+    generated = PoolSource("", "generator", question.generator or "generated", None)
+    for chunk_id in generated_from:
+        sources = found.setdefault(chunk_id, {})
+        if not any(s.kind == "generator" for s in sources):
+            sources[generated] = None
+    return [
+        PoolEntry(chunk_id, tuple(sorted(sources, key=_source_order)))
+        for chunk_id, sources in sorted(found.items(), key=lambda kv: blind_key(question.id, kv[0]))
+    ]
+
+
 def pool(store: Store, question: Question, chunking: str) -> list[PoolEntry]:
     """The question's candidates in blind order, each with the sources that found it.
 
@@ -50,19 +72,27 @@ def pool(store: Store, question: Question, chunking: str) -> list[PoolEntry]:
     it ahead, so that this is normally a read).
     """
     ensure_search_pool(store, question, chunking)
-    found: dict[str, dict[PoolSource, None]] = {}
-    for source in store.pools.provenance(question.id, chunking):
-        found.setdefault(source.chunk_id, {})[source._replace(chunk_id="")] = None
-    if question.source_chunk_ids:
-        generated = PoolSource("", "generator", question.generator or "generated", None)
-        for chunk_id in store.corpus.get_chunks(chunking, list(question.source_chunk_ids)):
-            sources = found.setdefault(chunk_id, {})
-            if not any(s.kind == "generator" for s in sources):
-                sources[generated] = None
-    return [
-        PoolEntry(chunk_id, tuple(sorted(sources, key=_source_order)))
-        for chunk_id, sources in sorted(found.items(), key=lambda kv: blind_key(question.id, kv[0]))
-    ]
+    generated_from = (
+        store.corpus.get_chunks(chunking, list(question.source_chunk_ids))
+        if question.source_chunk_ids
+        else {}
+    )
+    return _entries(question, store.pools.provenance(question.id, chunking), generated_from)
+
+
+def stored_pools(
+    store: Store, questions: Iterable[Question], chunking: str
+) -> dict[str, list[PoolEntry]]:
+    """``pool`` of each question as stored, in a few queries: a search pool not computed yet
+    is not in it (nothing is written, so it can run inside a read transaction)."""
+    questions = list(questions)
+    provenance = store.pools.provenance_of(chunking, [q.id for q in questions])
+    wanted = {c for q in questions for c in q.source_chunk_ids}
+    known = set(store.corpus.get_chunks(chunking, sorted(wanted))) if wanted else set()
+    return {
+        q.id: _entries(q, provenance.get(q.id, ()), [c for c in q.source_chunk_ids if c in known])
+        for q in questions
+    }
 
 
 def describe_sources(entry: PoolEntry) -> str:
@@ -119,4 +149,5 @@ __all__ = [
     "describe_sources",
     "inspect_pools",
     "pool",
+    "stored_pools",
 ]

@@ -1,15 +1,16 @@
 """Read a test set back into a database: one of our versions, or a BEIR folder.
 
-A version (``manifest.json`` + the three content files, checked against its hash) comes in as:
+A version (``manifest.json`` and its files, checked against its hash and its signature) comes in
+as:
 its chunks into the chunking the manifest names (created if missing; a chunk that is already
 there with another text, title or document is a conflict, not an overwrite), its questions, its
 qrels as the labels of reviewer ``testset:<name>@v<N>``, and its unanswerable questions marked
-by that reviewer. Exporting that database again gives the same content hash.
+by that reviewer. Exporting that database again gives the same content (``content_key``).
 
 A BEIR folder (``corpus.jsonl``, ``queries.jsonl``, ``qrels/``) is read by the BEIR importer;
 the extra fields our BEIR conversion writes on queries (``reference_answer``, ``tags``,
 ``unanswerable``) are read too, so export -> convert to BEIR -> import -> export also gives the
-same hash.
+same content.
 
 Everything is one transaction: a bad line anywhere writes nothing. Grading progress is not
 recomputed for the questions of a version (a full-text search each); the grading page does it

@@ -12,6 +12,7 @@ lock up front) and one facet per table family, each a small class with its own S
     store.adjudications  a lead's settled grades
     store.pools          a question's pooled candidates and stored search pools
     store.versions       the log of exported test-set versions
+    store.keys           the project's signing key
     store.ratings        judges' and people's ratings of items, on a metric
     store.plans          spot-check sample plans
     store.remaps         re-chunking: mappings, carried labels, the review queue
@@ -32,6 +33,7 @@ from labeler.store.base import Database, Facet
 from labeler.store.corpus import Corpus
 from labeler.store.flags import Flags, QueueFilter
 from labeler.store.highlight import Span, match_spans
+from labeler.store.keys import Keys
 from labeler.store.labels import EVERYONE, Labels, check_reviewer
 from labeler.store.plans import Plans
 from labeler.store.pool import Pools
@@ -59,6 +61,7 @@ class Store(Database):
         self.adjudications = Adjudications(self)
         self.pools = Pools(self)
         self.versions = Versions(self)
+        self.keys = Keys(self)
         self.ratings = Ratings(self)
         self.plans = Plans(self)
         self.remaps = Remaps(self)
@@ -96,6 +99,7 @@ FACETS: tuple[str, ...] = (
     "adjudications",
     "pools",
     "versions",
+    "keys",
     "ratings",
     "plans",
     "remaps",
@@ -113,6 +117,7 @@ __all__ = [
     "Database",
     "Facet",
     "Flags",
+    "Keys",
     "Labels",
     "Plans",
     "Pools",

@@ -435,10 +435,12 @@ class Labels(Facet):
 
     def judged_questions(self, chunking: str, statuses: Sequence[str]) -> list[dict]:
         """Questions in ``statuses`` with at least one label or unanswerable mark in the
-        chunking: id, text, reference_answer, tags (a list), review_status; by id."""
+        chunking: id, text, reference_answer, tags (a list), review_status, generator,
+        source_chunk_ids (a list); by id."""
         rows = self.query(
             """
-            SELECT q.id, q.text, q.reference_answer, q.tags, q.review_status
+            SELECT q.id, q.text, q.reference_answer, q.tags, q.review_status, q.generator,
+                q.source_chunk_ids
             FROM questions q
             WHERE q.review_status IN (SELECT value FROM json_each(:statuses))
               AND (EXISTS (SELECT 1 FROM labels l
@@ -453,6 +455,7 @@ class Labels(Facet):
         )
         for row in rows:
             row["tags"] = json.loads(row["tags"])
+            row["source_chunk_ids"] = json.loads(row["source_chunk_ids"])
         return rows
 
     def chunking_labels(self, chunking: str) -> Iterator[tuple[str, str, str, int]]:
