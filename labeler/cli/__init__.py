@@ -14,6 +14,7 @@ from labeler.cli import (  # noqa: F401  (registers commands)
     export,
     imports,
     judge,
+    keys,
     pool,
     remap,
     review,

@@ -93,9 +93,16 @@ def shown_path(path: str | Path) -> str:
 
 
 def open_store(db_path):
+    """The project's store. On the first open after migration 0009, the versions it exported
+    before versions were signed are signed (where intact: ``resign_recorded``)."""
     from labeler.store import Store
 
-    return Store(db_path)
+    store = Store(db_path)
+    if store.versions.unsigned():
+        from labeler.versions.writing import resign_recorded
+
+        resign_recorded(store)
+    return store
 
 
 def echo_json(data: Any) -> None:

@@ -19,9 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from labeler.errors import LabelerError
-from labeler.grading.candidates import PoolEntry
+
+if TYPE_CHECKING:
+    from labeler.grading.candidates import PoolEntry
 
 # What an export does with the questions that fall short of what is required.
 PARTIAL_CHOICES = ("include", "leave-out", "error")

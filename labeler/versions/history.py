@@ -23,9 +23,11 @@ from labeler.versions.format import (
     check_name,
     version_dirs,
     version_files,
+    version_folder,
+    version_number,
 )
 from labeler.versions.reading import read_manifest
-from labeler.versions.signing import NO_TRUST, Trust, project_trust
+from labeler.versions.signing import NO_TRUST, Trust, given_key, project_trust
 
 if TYPE_CHECKING:
     from labeler.store import Store
@@ -206,14 +208,22 @@ def missing_versions(store: Store, out: str | Path, name: str) -> list[VersionIn
     ]
 
 
-def list_versions(out: str | Path, name: str, *, store: Store | None = None) -> list[VersionInfo]:
+def list_versions(
+    out: str | Path, name: str, *, store: Store | None = None, trust: Trust | None = None
+) -> list[VersionInfo]:
     """Every version of ``name`` under ``out``, oldest first, each checked (files, hash,
-    signature); with the database, also witnessed by its records, and the versions it exported
-    there that are gone from disk listed as missing."""
+    signature: under ``trust``, else the project's key when the database is given); with the
+    database, also witnessed by its records, and the versions it exported there that are gone
+    from disk listed as missing."""
     recorded = store.versions.recorded(name) if store is not None else {}
     infos = [
         witnessed(
-            check_version(name, number, path, version_trust(store, recorded.get(number), path)),
+            check_version(
+                name,
+                number,
+                path,
+                trust if trust is not None else version_trust(store, recorded.get(number), path),
+            ),
             recorded.get(number),
         )
         for number, path in version_dirs(out, name)
@@ -248,6 +258,78 @@ def check_record(store: Store, folder: str | Path, manifest: dict) -> None:
             " export; restore it from version control"
         )
         raise LabelerError(msg, path=folder)
+
+
+def reading_trust(
+    path: str | Path, *, store: Store | None = None, public_key: str | Path | None = None
+) -> tuple[Path, Trust]:
+    """The version folder a reader reads for ``path`` (a version folder, or a test set's folder:
+    its latest version) and the trust to check it under: ``public_key`` (a file; only that key
+    may have signed it), else the project's key when the database is at hand.
+
+    With the database: a version it exported into that folder whose files and manifest were
+    both rewritten is refused (``check_record``), and so is reading "the latest version" of a
+    test set whose latest version it exported is gone from disk.
+    """
+    path = Path(path)
+    folder = version_folder(path)
+    manifest = read_manifest(folder)
+    if store is not None:
+        if folder != path:
+            gone = missing_versions(store, path.parent, path.name)
+            later = [i for i in gone if i.number > (version_number(folder) or 0)]
+            if later:
+                msg = (
+                    f"v{later[-1].number}, which this database exported here, is gone from disk"
+                    f" (the latest left is {folder.name}); restore it from version control"
+                )
+                raise LabelerError(msg, path=path)
+        check_record(store, folder, manifest)
+    if public_key is not None:
+        return folder, given_key(public_key)
+    return folder, trust_for(store, folder, manifest)
+
+
+def _copy_info(folder: Path, store: Store | None, trust: Trust | None) -> VersionInfo:
+    """One version folder anywhere, checked under ``trust`` (else the project's key, when the
+    database is given) and witnessed by the database's record of that folder."""
+    number = version_number(folder) or 0
+    try:
+        manifest = read_manifest(folder)
+    except LabelerError as error:
+        return VersionInfo(folder.parent.name, number, folder, None, problem=error.message)
+    name = str(manifest["name"])
+    record = store.versions.recorded(name).get(manifest["version"]) if store else None
+    if trust is None:
+        trust = version_trust(store, record, folder)
+    return witnessed(check_version(name, manifest["version"], folder, trust), record)
+
+
+def verify_copies(
+    path: str | Path, *, store: Store | None = None, public_key: str | Path | None = None
+) -> list[VersionInfo]:
+    """``labeler versions verify``: the version folder ``path``, or every version in the test
+    set's folder ``path``, checked (files, extra files, hash, signature) under ``public_key``
+    (a file), else the project's key when the database is given; with the database, the
+    versions it exported into that folder and are gone are listed too."""
+    path = Path(path)
+    if not path.is_dir():
+        raise LabelerError("no such folder", path=path)
+    trust = given_key(public_key) if public_key is not None else None
+    if (path / MANIFEST).is_file():
+        return [_copy_info(path, store, trust)]
+    folders = sorted(
+        (number, child)
+        for child in path.iterdir()
+        if (number := version_number(child)) is not None and child.is_dir()
+    )
+    infos = [_copy_info(folder, store, trust) for _, folder in folders]
+    if store is not None and NAME.fullmatch(path.name):
+        infos += missing_versions(store, path.parent, path.name)
+    if not infos:
+        msg = "neither a version folder (manifest.json) nor a test set's folder (v1, v2, ...)"
+        raise LabelerError(msg, path=path)
+    return sorted(infos, key=lambda info: info.number)
 
 
 def check_intact(infos: list[VersionInfo]) -> None:
@@ -318,8 +400,10 @@ __all__ = [
     "missing_versions",
     "names_under",
     "parse_version_ref",
+    "reading_trust",
     "resolve_version",
     "trust_for",
+    "verify_copies",
     "version_trust",
     "witnessed",
     "zip_version",

@@ -160,6 +160,29 @@ def parse_public_key(data: bytes, *, path: str | Path | None = None) -> PublicKe
     return PublicKey(raw)
 
 
+def write_public_key(path: str | Path, key: PublicKey) -> Path:
+    """Write ``key`` as PEM to ``path`` (``labeler key export-public``), whole or not at all,
+    with the ordinary permissions of a new file (the umask's)."""
+    path = Path(path)
+    if path.is_dir():
+        raise LabelerError("is a folder", path=path)
+    folder = path.parent if str(path.parent) else Path()
+    if not folder.is_dir():
+        raise LabelerError("the folder does not exist", path=path)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="ascii") as out:
+            out.write(key.pem())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)
+        os.replace(temporary, path)
+    except OSError as error:
+        Path(temporary).unlink(missing_ok=True)
+        raise LabelerError(f"cannot write the key: {error.strerror}", path=path) from None
+    return path
+
+
 def read_public_key(path: str | Path) -> PublicKey:
     """A public key file (``--public-key FILE``)."""
     path = Path(path)
@@ -408,5 +431,6 @@ __all__ = [
     "read_signature",
     "signature_bytes",
     "signature_record",
+    "write_public_key",
     "write_signature",
 ]

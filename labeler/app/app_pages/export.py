@@ -20,12 +20,21 @@ import streamlit as st
 
 from labeler.app.state import exports_path, get_store, store_fragment, user_errors
 from labeler.app.widgets import note
-from labeler.export import Selection, export_testset, plan_export
+from labeler.export import Selection, export_testset, partial_rows, plan_export
 from labeler.grading.consensus import POLICIES, DisagreementError
 from labeler.versions.diff import VersionDiff, describe_changes, diff_contents
-from labeler.versions.format import CONTENT_FILES, MANIFEST, Content, version_dirs
-from labeler.versions.history import VersionInfo, check_version, names_under, witnessed, zip_version
+from labeler.versions.format import Content, version_dirs
+from labeler.versions.history import (
+    VersionInfo,
+    check_version,
+    missing_versions,
+    names_under,
+    version_trust,
+    witnessed,
+    zip_version,
+)
 from labeler.versions.reading import read_version
+from labeler.versions.signing import Trust
 
 store = get_store()
 OUT = Path(exports_path())
@@ -37,21 +46,22 @@ LAST = "export_last"
 
 
 def stamp(path: Path) -> tuple:
-    """What identifies a version folder's files as they are now: name, size, mtime of each."""
+    """What identifies a version folder's files as they are now: name, size, mtime of each
+    (every file in it: an extra file is a change too)."""
     found = []
-    for name in (MANIFEST, *CONTENT_FILES):
+    for child in sorted(path.iterdir()) if path.is_dir() else ():
         try:
-            info = (path / name).stat()
+            info = child.stat()
         except OSError:
-            found.append((name, None, None))
+            found.append((child.name, None, None))
         else:
-            found.append((name, info.st_size, info.st_mtime_ns))
+            found.append((child.name, info.st_size, info.st_mtime_ns))
     return tuple(found)
 
 
 @st.cache_resource(max_entries=256, show_spinner=False)
-def checked(name: str, number: int, path: str, files: tuple) -> VersionInfo:
-    return check_version(name, number, Path(path))
+def checked(name: str, number: int, path: str, files: tuple, trust: Trust) -> VersionInfo:
+    return check_version(name, number, Path(path), trust)
 
 
 @st.cache_resource(max_entries=16, show_spinner="Reading the version…")
@@ -69,10 +79,20 @@ def versions(name: str) -> list[VersionInfo]:
     """The versions of ``name``, oldest first, each checked (cached) and witnessed by the
     database's record of its export (read fresh: it is one small query)."""
     recorded = store.versions.recorded(name)
-    return [
-        witnessed(checked(name, number, str(path), stamp(path)), recorded.get(number))
+    found = [
+        witnessed(
+            checked(
+                name,
+                number,
+                str(path),
+                stamp(path),
+                version_trust(store, recorded.get(number), path),
+            ),
+            recorded.get(number),
+        )
         for number, path in version_dirs(OUT, name)
     ]
+    return sorted(found + missing_versions(store, OUT, name), key=lambda i: i.number)
 
 
 def selection_form() -> tuple[str, Selection, str | None]:
@@ -161,6 +181,15 @@ def show_summary(data: dict) -> None:
             " were given, and no reviewer has confirmed them yet (see the grading page).",
             icon=":material/history:",
         )
+    if data.get("partial"):
+        st.warning(
+            f"{len(data['partial'])} question(s) partially graded: their ungraded candidates"
+            " count as not relevant in an evaluation (a minimum depth leaves them out:"
+            " `labeler export NAME --require-depth K`).",
+            icon=":material/rule:",
+        )
+        with st.container(key="export_partial"):
+            st.dataframe(data["partial"], hide_index=True)
     if data.get("changes_rows") is not None:
         st.caption(describe_changes(data["changes"], data["parent"]).capitalize())
         if data["changes_rows"]:
@@ -182,6 +211,7 @@ def remember_plan(name: str, selection: Selection) -> None:
         "changes": None if plan.diff is None else plan.diff.summary(),
         "changes_rows": None if plan.diff is None else change_rows(plan.diff),
         "stale": plan.stale_labels,
+        "partial": partial_rows(plan.partial),
         "disagreements": [
             {
                 "question": d.question_id,
@@ -210,6 +240,7 @@ def create(name: str, selection: Selection) -> None:
         "changes": None if result.plan.diff is None else result.plan.diff.summary(),
         "changes_rows": None if result.plan.diff is None else change_rows(result.plan.diff),
         "stale": result.plan.stale_labels,
+        "partial": partial_rows(result.plan.partial),
         "disagreements": [],
     }
     st.session_state["export_history_name"] = name

@@ -57,7 +57,7 @@ def version_options() -> dict[str, Path]:
     """'name vN' -> folder, newest first, for every intact version under the exports folder."""
     options = {}
     for name in names_under(OUT):
-        for info in reversed(list_versions(OUT, name)):
+        for info in reversed(list_versions(OUT, name, store=store)):
             if info.intact:
                 options[f"{name} v{info.number}"] = info.path
     return options
@@ -386,7 +386,7 @@ def versions_side_by_side(runs, metrics: list[str], min_grade: int) -> None:
         return
     left, middle, right = st.columns(3)
     name = left.selectbox("Test set", names, key="results_testset")
-    infos = [i for i in list_versions(OUT, name) if i.intact]
+    infos = [i for i in list_versions(OUT, name, store=store) if i.intact]
     numbers = [i.number for i in infos]
     if len(numbers) < 2:
         caption(f"{name} has one version: export another to compare them.")
