@@ -55,7 +55,7 @@ class Store(Database):
         self.labels = Labels(self)
         self.corpus = Corpus(self, self.labels)
         self.search = Search(self)
-        self.questions = Questions(self)
+        self.questions = Questions(self, self.labels)
         self.runs = Runs(self)
         self.progress = Progress(self)
         self.adjudications = Adjudications(self)
