@@ -45,6 +45,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from labeler.atomic import write_atomically
 from labeler.errors import LabelerError
 from labeler.readers import loads
 from labeler.versions.format import SIGNATURE, canonical_json, sha256_hex
@@ -162,25 +163,8 @@ def parse_public_key(data: bytes, *, path: str | Path | None = None) -> PublicKe
 
 def write_public_key(path: str | Path, key: PublicKey) -> Path:
     """Write ``key`` as PEM to ``path`` (``labeler key export-public``), whole or not at all,
-    with the ordinary permissions of a new file (the umask's)."""
-    path = Path(path)
-    if path.is_dir():
-        raise LabelerError("is a folder", path=path)
-    folder = path.parent if str(path.parent) else Path()
-    if not folder.is_dir():
-        raise LabelerError("the folder does not exist", path=path)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(handle, "w", encoding="ascii") as out:
-            out.write(key.pem())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)
-        os.replace(temporary, path)
-    except OSError as error:
-        Path(temporary).unlink(missing_ok=True)
-        raise LabelerError(f"cannot write the key: {error.strerror}", path=path) from None
-    return path
+    with the ordinary permissions of a new file."""
+    return write_atomically(path, key.pem().encode("ascii"))
 
 
 def read_public_key(path: str | Path) -> PublicKey:
