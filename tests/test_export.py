@@ -18,6 +18,7 @@ from labeler.grading.consensus import DisagreementError
 from labeler.store import Store
 from labeler.versions import writing as testset_module
 from labeler.versions.history import list_versions
+from tests.conftest import retext
 
 QUESTIONS = (
     '{"id": "q1", "question": "How should a client retry after a 429 response?",'
@@ -182,7 +183,7 @@ def _replace_text_and_confirm(store: Store) -> None:
 
 
 CHANGES = {
-    "question text": lambda s: s.questions.upsert([{"id": "q1", "text": "How to retry a 429?"}]),
+    "question text": lambda s: retext(s, "q1", "How to retry a 429?"),
     "reference answer": lambda s: s.questions.upsert(
         [
             {
@@ -219,7 +220,7 @@ def test_any_change_in_content_is_a_new_hash_and_version(
 
 def test_the_manifest_says_what_changed_since_the_parent(graded: Store, tmp_path: Path) -> None:
     export_testset(graded, "orders", out=tmp_path)
-    graded.questions.upsert([{"id": "q1", "text": "How to retry a 429?", "tags": ["api"]}])
+    retext(graded, "q1", "How to retry a 429?", tags=["api"])
     graded.labels.set_grade("q1", "default", "error-codes", "ana", 2)  # regraded
     graded.labels.set_grade("q2", "default", "webhooks", "ana", 0)  # added
     graded.labels.set_mark("q3", "default", "ana", mark="unanswerable", value=False)  # q3 leaves
