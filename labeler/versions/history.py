@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from labeler.errors import LabelerError, NotFoundError
-from labeler.versions.checking import Findings, inspect
+from labeler.versions.checking import Findings, inspect, modified_error
 from labeler.versions.format import (
     MANIFEST,
     NAME,
@@ -274,6 +274,12 @@ def reading_trust(
     path = Path(path)
     folder = version_folder(path)
     manifest = read_manifest(folder)
+    trust = given_key(public_key) if public_key is not None else trust_for(store, folder, manifest)
+    # What differs from what was signed first (it names files and fields), without reading the
+    # files: the reader checks their bytes as it reads them.
+    findings, _ = inspect(folder, manifest, trust, names=())
+    if not findings.intact:
+        raise modified_error(folder, findings)
     if store is not None:
         if folder != path:
             gone = missing_versions(store, path.parent, path.name)
@@ -285,9 +291,7 @@ def reading_trust(
                 )
                 raise LabelerError(msg, path=path)
         check_record(store, folder, manifest)
-    if public_key is not None:
-        return folder, given_key(public_key)
-    return folder, trust_for(store, folder, manifest)
+    return folder, trust
 
 
 def _copy_info(folder: Path, store: Store | None, trust: Trust | None) -> VersionInfo:
