@@ -4,6 +4,7 @@ immutability (no rewrite, no half-written version, hand edits caught)."""
 import hashlib
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -14,6 +15,7 @@ import pytest
 from labeler import __version__
 from labeler.errors import LabelerError
 from labeler.export import Selection, export_testset, plan_export
+from labeler.grading.completeness import Requirement
 from labeler.grading.consensus import DisagreementError
 from labeler.store import Store
 from labeler.versions import writing as testset_module
@@ -501,3 +503,133 @@ def test_a_killed_exports_temporary_folder_is_cleared_by_the_next(
     finally:
         running.kill()
         running.wait()
+
+
+# completeness (#19) -------------------------------------------------------------------------
+#
+# The graded fixture's pools (bm25 pools to 10): q1's run ranks error-codes 1, pagination 2,
+# rate-limits 3, webhooks 4, and ana graded the first three; q2's ranks pagination 1 (graded
+# 2) and webhooks 2 (ungraded); q3 was marked unanswerable and has no candidates.
+
+COMPLETENESS = [
+    {
+        "id": "q1",
+        "candidates": 4,
+        "graded": 3,
+        "ungraded": 1,
+        "partial": True,
+        "unanswerable": False,
+        "runs": {"bm25": {"pool_depth": 10, "pooled": 4, "ungraded": 1, "complete_to": 3}},
+    },
+    {
+        "id": "q2",
+        "candidates": 2,
+        "graded": 1,
+        "ungraded": 1,
+        "partial": True,
+        "unanswerable": False,
+        "runs": {"bm25": {"pool_depth": 10, "pooled": 2, "ungraded": 1, "complete_to": 1}},
+    },
+    {
+        "id": "q3",
+        "candidates": 0,
+        "graded": 0,
+        "ungraded": 0,
+        "partial": False,
+        "unanswerable": True,
+        "runs": {},
+    },
+]
+
+
+def records(path: Path) -> list[dict]:
+    return [json.loads(line) for line in (path / "completeness.jsonl").read_text().splitlines()]
+
+
+def test_each_question_records_how_deep_its_pool_is_graded(graded: Store, tmp_path: Path) -> None:
+    result = export_testset(graded, "orders", out=tmp_path)
+    assert records(result.path) == COMPLETENESS
+    assert [c.question_id for c in result.plan.partial] == ["q1", "q2"]
+
+
+def test_graded_means_a_current_grade_the_consensus_keeps(graded: Store, tmp_path: Path) -> None:
+    """A grade of any reviewer counts once the consensus settles it; a stale one does not; a
+    chunk added to the pool by a reviewer is a candidate like any other."""
+    graded.labels.set_grade("q2", "default", "webhooks", "ben", 0)  # q2 complete now
+    graded.labels.set_grade("q1", "default", "webhooks", "ben", 1)
+    graded.labels.set_grade("q1", "default", "webhooks", "ana", 0)  # disagree: ungraded...
+    with pytest.raises(DisagreementError):
+        export_testset(graded, "x", out=tmp_path)
+    settled = plan_export(graded, "x", out=tmp_path, selection=Selection(policy="max"))
+    assert settled.completeness["q1"].ungraded == 0  # ...until a policy settles it
+    assert settled.completeness["q2"].partial is False
+    graded.corpus.upsert_chunks(  # webhooks' text replaced: its grades go stale
+        "default", [{"id": "webhooks", "text": "Webhooks are signed."}], replace_text=True
+    )
+    stale = plan_export(graded, "x", out=tmp_path, selection=Selection(policy="max"))
+    assert [(c.question_id, c.ungraded) for c in stale.partial] == [("q1", 1), ("q2", 1)]
+    graded.pools.add("q2", "default", ["authentication"], source="search", added_by="ana")
+    added = plan_export(graded, "x", out=tmp_path, selection=Selection(policy="max"))
+    assert (added.completeness["q2"].candidates, added.completeness["q2"].ungraded) == (3, 2)
+
+
+def test_require_depth_leaves_out_and_names_the_questions_short_of_it(
+    graded: Store, tmp_path: Path
+) -> None:
+    require = Requirement(depth=2)
+    result = export_testset(graded, "orders", out=tmp_path, selection=Selection(require=require))
+    assert sorted(result.plan.content.questions) == ["q1", "q3"]  # q2 is complete to 1 only
+    assert "q2" not in (result.path / "qrels.tsv").read_text()
+    assert [r["id"] for r in records(result.path)] == ["q1", "q3"]
+    data = manifest(result.path)
+    assert data["completeness"] == {
+        "rule": "complete to depth 2 of bm25",
+        "require_depth": 2,
+        "runs": ["bm25"],
+        "partial": "leave-out",
+        "left_out": ["q2"],
+        "incomplete": [],
+    }
+    assert (data["counts"]["left_out"], data["counts"]["partial"]) == (1, 1)  # q1: webhooks
+
+
+def test_leave_out_without_a_depth_keeps_only_complete_questions(
+    graded: Store, tmp_path: Path
+) -> None:
+    require = Requirement(partial="leave-out")
+    result = export_testset(graded, "orders", out=tmp_path, selection=Selection(require=require))
+    assert list(result.plan.content.questions) == ["q3"]
+    assert manifest(result.path)["completeness"]["left_out"] == ["q1", "q2"]
+
+
+@pytest.mark.parametrize(
+    ("require", "says"),
+    [
+        (
+            Requirement(partial="error"),
+            "2 questions not graded as required (every candidate graded): q1 (1 ungraded; bm25"
+            " 3/10), q2 (1 ungraded; bm25 1/10); grade them, or export with --partial leave-out",
+        ),
+        (
+            Requirement(depth=2, partial="error"),
+            "1 question not graded as required (complete to depth 2 of bm25): q2 (1 ungraded;"
+            " bm25 1/10)",
+        ),
+    ],
+)
+def test_partial_error_refuses_the_export_naming_them(
+    graded: Store, tmp_path: Path, require: Requirement, says: str
+) -> None:
+    with pytest.raises(LabelerError, match=re.escape(says)) as caught:
+        export_testset(graded, "orders", out=tmp_path, selection=Selection(require=require))
+    assert caught.value.field == "partial"
+    assert not (tmp_path / "orders").exists()
+    assert graded.versions.recorded("orders") == {}
+
+
+def test_completeness_alone_makes_no_new_version(graded: Store, tmp_path: Path) -> None:
+    """The same content, completeness aside (a deeper run imported since): nothing written."""
+    first = export_testset(graded, "orders", out=tmp_path)
+    graded.pools.add("q1", "default", ["authentication"], source="search", added_by="ana")
+    again = export_testset(graded, "orders", out=tmp_path)
+    assert (again.status, again.version) == ("unchanged", first.version)
