@@ -231,7 +231,8 @@ def eval_command(
     if (qrels is None) == (testset is None):
         raise click.UsageError("give exactly one of --qrels FILE and --testset DIR")
     if testset is None and (public_key is not None or db is not None):
-        raise click.UsageError("--public-key and --db check a --testset; --qrels has neither")
+        msg = "--public-key and --db check a --testset; --qrels has neither"
+        raise LabelerError(msg, field="public-key" if public_key is not None else "db")
     if testset is not None and questions is not None:
         raise click.UsageError("--questions goes with --qrels; a --testset has its own")
     checked = None if testset is None else _testset_trust(testset, public_key, db)

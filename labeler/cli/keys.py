@@ -76,7 +76,7 @@ def key_show(fmt: str, db_path: Path) -> None:
 
 
 @key_group.command("export-public")
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=click.Path())
 @db_option
 def key_export_public(file: str, db_path: Path) -> None:
     """Write the project's public key to FILE (PEM), to ship beside your test sets.
