@@ -161,7 +161,7 @@ def test_the_states_of_a_signature(tmp_path: Path) -> None:
     theirs = SigningKey(b"\x07" * 32)
     folder = signed_folder(tmp_path, ours)
     project = Trust((ours.public,), source="this project's key")
-    required = Trust((theirs.public,), required=True, source="the key in k.pub")
+    required = Trust((theirs.public,), True, "the key in k.pub", unsigned_ok=False)
     assert check_signature(folder, MANIFEST, DIGESTS, project, required=True).state == "verified"
     assert check_signature(folder, MANIFEST, DIGESTS, NO_TRUST, required=True).state == (
         "self-signed"

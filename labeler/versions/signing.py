@@ -184,15 +184,17 @@ def read_public_key(path: str | Path) -> PublicKey:
 class Trust:
     """Which keys vouch for a version, and whether only they may have signed it.
 
-    ``required``: a signature by any other key, or none, is refused (``--public-key``, or the
-    project's key for a version this database exported into that very folder). Otherwise a
-    version signed by another key, or an unsigned version of an old format, is read with a
-    note. ``source`` says where the keys came from, for messages.
+    ``required``: a signature by any other key is refused (``--public-key``, or the project's
+    key for a version this database exported into that very folder), and so is none at all
+    unless ``unsigned_ok`` (the project's own record vouches for its old, unsigned versions by
+    their hash). Otherwise a version signed by another key, or an unsigned version of an old
+    format, is read with a note. ``source`` says where the keys came from, for messages.
     """
 
     keys: tuple[PublicKey, ...] = ()
     required: bool = False
     source: str = ""
+    unsigned_ok: bool = True
 
     def knows(self, raw: bytes) -> bool:
         return any(key.raw == raw for key in self.keys)
@@ -203,7 +205,9 @@ NO_TRUST = Trust()
 
 def given_key(path: str | Path) -> Trust:
     """``--public-key FILE``: only that key may have signed the version."""
-    return Trust((read_public_key(path),), required=True, source=f"the key in {path}")
+    return Trust(
+        (read_public_key(path),), required=True, source=f"the key in {path}", unsigned_ok=False
+    )
 
 
 def project_trust(store: Store, *, required: bool) -> Trust:
@@ -352,7 +356,7 @@ def check_signature(
         if required:
             why = "it has no signature.json, which every version of its format is written with"
             return SignatureCheck("unsigned", problems=(f"unsigned: {why}",))
-        if trust.required:
+        if trust.required and not trust.unsigned_ok:
             why = f"{trust.source} must have signed it"
             return SignatureCheck("unsigned", problems=(f"unsigned: {why}",))
         return SignatureCheck("unsigned")
