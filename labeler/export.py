@@ -18,7 +18,7 @@ from pathlib import Path
 
 from labeler import __version__
 from labeler.errors import LabelerError, NotFoundError
-from labeler.grading.candidates import stored_pools
+from labeler.grading.candidates import stored_sources
 from labeler.grading.completeness import Completeness, Requirement, completeness
 from labeler.grading.consensus import (
     Consensus,
@@ -303,19 +303,18 @@ def _completeness(
     chunking: str,
     questions: list[dict],
     agreed: Consensus,
+    content: Content,
     depths: Mapping[str, int],
 ) -> dict[str, Completeness]:
-    """How completely each question the consensus covers is graded, from its stored pool:
-    graded means a consensus grade on a chunk the chunking holds."""
-    wanted = [_as_question(q) for q in questions if q["id"] in agreed.reviewers]
-    pools = stored_pools(store, wanted, chunking)
-    graded_chunks = {c for grades in agreed.grades.values() for c in grades}
-    present = {c.id for c in store.corpus.get_chunks(chunking, sorted(graded_chunks)).values()}
+    """How completely each question of ``content`` is graded, from its stored pool: graded
+    means a grade in the version (a consensus grade on a chunk the chunking holds)."""
+    wanted = [_as_question(q) for q in questions if q["id"] in content.questions]
+    sources = stored_sources(store, wanted, chunking)
     return {
         q.id: completeness(
             q.id,
-            pools[q.id],
-            [c for c in agreed.grades.get(q.id, {}) if c in present],
+            sources[q.id],
+            content.qrels.get(q.id) or agreed.grades.get(q.id, {}),
             depths,
             unanswerable=q.id in agreed.unanswerable,
         )
@@ -358,13 +357,14 @@ def plan_export(
         ids = _selected(questions, labels, marks, selection)
         policy = get_policy(selection.policy)
         agreed = consensus(labels, marks, adjudications, policy=policy, questions=ids)
-        found = _completeness(store, chunking, questions, agreed, depths)
+        content, missing = _content(store, chunking, questions, agreed)
+        found = _completeness(store, chunking, questions, agreed, content, depths)
         short = tuple(c for _, c in sorted(found.items()) if not require.met(c, runs, depths))
         left_out = short if require.action == "leave-out" else ()
         if left_out:
             ids -= {c.question_id for c in left_out}
             agreed = consensus(labels, marks, adjudications, policy=policy, questions=ids)
-        content, missing = _content(store, chunking, questions, agreed)
+            content, missing = _content(store, chunking, questions, agreed)
         wanted = set(selection.tags)
         stale = sum(
             1

@@ -3,26 +3,26 @@
 import pytest
 
 from labeler.errors import LabelerError
-from labeler.grading.candidates import PoolEntry
 from labeler.grading.completeness import Completeness, Requirement, RunDepth, completeness
 from labeler.store.pool import PoolSource
 
 
-def entry(chunk: str, *sources: tuple[str, str, int | None]) -> PoolEntry:
-    return PoolEntry(chunk, tuple(PoolSource("", kind, name, rank) for kind, name, rank in sources))
+def entry(chunk: str, *sources: tuple[str, str, int | None]) -> list[tuple]:
+    """A chunk's sources as ``stored_sources`` reads them: (question, *PoolSource)."""
+    return [("q1", *PoolSource(chunk, kind, name, rank)) for kind, name, rank in sources]
 
 
 # A question's pool: bm25 ranked a..e (pool depth 5), dense ranked c, f, a (pool depth 3, and it
 # returned only those), the search found g, a reviewer added h.
 POOL = [
-    entry("a", ("run", "bm25", 1), ("run", "dense", 3)),
-    entry("b", ("run", "bm25", 2)),
-    entry("c", ("run", "bm25", 3), ("run", "dense", 1)),
-    entry("d", ("run", "bm25", 4)),
-    entry("e", ("run", "bm25", 5)),
-    entry("f", ("run", "dense", 2)),
-    entry("g", ("search", "bm25", 1)),
-    entry("h", ("added", "ana", None)),
+    *entry("a", ("run", "bm25", 1), ("run", "dense", 3)),
+    *entry("b", ("run", "bm25", 2)),
+    *entry("c", ("run", "bm25", 3), ("run", "dense", 1), ("labelled", "ana", None)),
+    *entry("d", ("run", "bm25", 4)),
+    *entry("e", ("run", "bm25", 5)),
+    *entry("f", ("run", "dense", 2)),
+    *entry("g", ("search", "bm25", 1)),
+    *entry("h", ("added", "ana", None)),
 ]
 DEPTHS = {"bm25": 5, "dense": 3}
 

@@ -19,12 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from labeler.errors import LabelerError
-
-if TYPE_CHECKING:
-    from labeler.grading.candidates import PoolEntry
 
 # What an export does with the questions that fall short of what is required.
 PARTIAL_CHOICES = ("include", "leave-out", "error")
@@ -94,19 +90,21 @@ class Completeness:
 
 def completeness(
     question_id: str,
-    entries: Sequence[PoolEntry],
+    sources: Iterable[tuple],
     graded: Collection[str],
     depths: Mapping[str, int],
     *,
     unanswerable: bool = False,
 ) -> Completeness:
-    """``question_id``'s completeness from its pool (``entries``), the chunks graded in what
-    is exported, and each run's pool depth."""
+    """``question_id``'s completeness from its pool (every source that put a chunk there, as
+    ``labeler.grading.candidates.stored_sources`` reads them: ``(question, chunk, kind, name,
+    rank, via)``), the chunks graded in what is exported, and each run's pool depth."""
     ranks: dict[str, list[tuple[int, str]]] = {}
-    for entry in entries:
-        for source in entry.sources:
-            if source.kind == "run" and source.rank is not None:
-                ranks.setdefault(source.name, []).append((source.rank, entry.chunk_id))
+    chunks: set[str] = set()
+    for _, chunk_id, kind, name, rank, _ in sources:
+        chunks.add(chunk_id)
+        if kind == "run" and rank is not None:
+            ranks.setdefault(name, []).append((rank, chunk_id))
     runs = []
     for run in sorted(ranks):
         ranked = sorted(ranks[run])
@@ -121,7 +119,7 @@ def completeness(
                 complete_to=depth if first_ungraded is None else first_ungraded - 1,
             )
         )
-    candidates = {entry.chunk_id for entry in entries} | set(graded)
+    candidates = chunks | set(graded)
     return Completeness(
         question_id=question_id,
         candidates=len(candidates),

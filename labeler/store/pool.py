@@ -36,15 +36,19 @@ class Pools(Facet):
 
         Runs count to their ``pool_depth``; the search to the size it was computed at.
         """
-        return self.provenance_of(chunking, [question_id]).get(question_id, [])
+        rows = self.provenance_rows(chunking, [question_id]).get(question_id, [])
+        return [PoolSource._make(row[1:]) for row in rows]
 
-    def provenance_of(
+    def provenance_rows(
         self, chunking: str, question_ids: Sequence[str]
-    ) -> dict[str, list[PoolSource]]:
+    ) -> dict[str, list[tuple[str, str, str, str, int | None, str | None]]]:
         """``provenance`` of many questions in one query (an export reads every pool in its
-        one read transaction): {question: its sources}."""
-        found: dict[str, list[PoolSource]] = {}
+        one read transaction), as the rows come: {question: [(question, chunk, kind, name,
+        rank, via)]}, a ``PoolSource`` after the question; no object per row, so that
+        reading hundreds of thousands of sources costs the query and little more."""
+        found: dict[str, list] = {}
         cursor = self.conn.execute(
+            # (question, chunk, reviewer) is the labels' key within a chunking: no DISTINCT.
             """
             WITH wanted(id) AS (SELECT value FROM json_each(:ids))
             SELECT r.question_id, r.chunk_id, 'run', r.run, r.position, NULL FROM run_results r
@@ -59,14 +63,17 @@ class Pools(Facet):
                 coalesce(added_by, source), NULL, source
             FROM pool_additions WHERE question_id IN wanted AND chunking = :chunking
             UNION ALL
-            SELECT DISTINCT question_id, chunk_id, 'labelled', reviewer, NULL, NULL FROM labels
+            SELECT question_id, chunk_id, 'labelled', reviewer, NULL, NULL FROM labels
             WHERE question_id IN wanted AND chunking = :chunking
             """,
             {"ids": json.dumps(list(question_ids)), "chunking": chunking},
         )
         while rows := cursor.fetchmany(50_000):
-            for question_id, *source in rows:
-                found.setdefault(question_id, []).append(PoolSource(*source))
+            for row in rows:
+                sources = found.get(row[0])
+                if sources is None:
+                    sources = found[row[0]] = []
+                sources.append(row)
         return found
 
     def run_depths(self, chunking: str) -> dict[str, int]:
