@@ -222,3 +222,61 @@ def test_import_deepeval_and_a_bad_file(project: Path, tmp_path: Path) -> None:
     failed = CliRunner().invoke(main, ["import", "deepeval", str(bad)])
     assert failed.exit_code == 2
     assert failed.output == f'Error: {bad}:1: field "input": missing or empty\n'
+
+
+def test_key_show_and_export_public_never_show_the_private_key(
+    project: Path, loaded: Store
+) -> None:
+    key = project_key(loaded)
+    pem = CliRunner().invoke(main, ["key", "show"])
+    assert pem.exit_code == 0
+    assert pem.stdout == key.public.pem()
+    assert pem.stderr == f"Ed25519 public key {key.public.fingerprint}\n"
+    assert run("key", "show", "--format", "base64").stdout == key.public.base64() + "\n"
+    data = json.loads(run("key", "show", "--format", "json").output)
+    assert (data["fingerprint"], data["public_key_base64"]) == (
+        key.public.fingerprint,
+        key.public.base64(),
+    )
+    written = run("key", "export-public", "k.pub")
+    assert written.output == f"Wrote k.pub ({key.public.fingerprint})\n"
+    assert (project / "k.pub").read_text() == key.public.pem()
+    import base64
+
+    secrets = (key.seed.hex(), base64.b64encode(key.seed).decode())
+    for output in (pem.output, json.dumps(data), written.output, (project / "k.pub").read_text()):
+        assert not any(secret in output for secret in secrets)
+
+
+def test_init_names_the_key_its_versions_are_signed_with(tmp_path: Path) -> None:
+    db = tmp_path / "new.db"
+    result = run("init", "--db", str(db))
+    with Store(db) as store:
+        fingerprint_ = project_key(store).public.fingerprint
+    assert result.output.splitlines()[1] == (
+        f"Versions are signed with its key {fingerprint_} (`labeler key show` prints the public"
+        " key)"
+    )
+
+
+def test_export_says_how_many_questions_are_partial(project: Path) -> None:
+    result = CliRunner().invoke(main, ["export", "orders"])
+    assert result.exit_code == 0
+    assert (
+        "  completeness: 2 of 2 answerable questions partial (3 candidates ungraded); required:"
+        " every candidate graded" in result.stdout
+    )
+    assert result.stderr == (
+        "Warning: 2 question(s) partially graded; their ungraded candidates count as not relevant"
+        " in an evaluation: q1 (2 ungraded; bm25 1/10), q2 (1 ungraded; bm25 1/10). See the"
+        " version's completeness.jsonl;"
+        " --require-depth K leaves such questions out.\n"
+    )
+    left = CliRunner().invoke(main, ["export", "deep", "--require-depth", "1"])
+    assert left.exit_code == 0
+    assert "Left out" not in left.stderr  # both are complete to depth 1 of bm25
+    left = CliRunner().invoke(main, ["export", "deeper", "--require-depth", "2"])
+    assert "Left out 2 question(s) not complete to depth 2 of bm25: q1, q2" in left.stderr
+    assert json.loads((project / "exports" / "deeper" / "v1" / "manifest.json").read_text())[
+        "completeness"
+    ]["left_out"] == ["q1", "q2"]

@@ -283,3 +283,31 @@ def test_eval_says_when_it_scores_an_unsigned_old_version(project: Store, tmp_pa
     result = cli("eval", "--testset", str(folder), "--run", "run.trec", "--resamples", "10")
     assert result.exit_code == 0, result.output
     assert f"Warning: scoring an unsigned version ({folder})" in result.output
+
+
+@pytest.mark.parametrize("name", ["/tmp/x/ABS", "../../..", "a/../../b", "ok\n"])
+def test_a_name_from_a_manifest_never_becomes_a_path(
+    project: Store, tmp_path: Path, monkeypatch, name: str
+) -> None:
+    """#19 item 1: a manifest naming a path, resealed, is refused by the rule a name typed on
+    the command line follows, before anything is written or imported."""
+    folder = tmp_path / "exports" / "orders" / "v1"
+    reseal(folder, manifest_edit=lambda m: m.update(name=name), sign="remove")
+    monkeypatch.setenv("LABELER_DB", str(tmp_path / "fresh.db"))  # no record to witness
+    before = sorted(p for p in tmp_path.rglob("*") if "fresh.db" not in p.name)
+    for args in (
+        ["convert", str(folder), "--to", "all"],
+        ["import", "testset", str(folder)],
+        ["versions", "verify", str(folder)],
+        ["eval", "--testset", str(folder), "--run", "run.trec"],
+    ):
+        result = cli(*args)
+        assert result.exit_code == 2, (args, result.output)
+        rule = "a test-set name is 1 to 100 letters, digits, '.', '_' or '-' (not first)"
+        assert f"{rule}, got {name!r}" in result.output
+        if args[0] != "versions":  # which lists the version as UNREADABLE, saying why
+            assert f'{folder / "manifest.json"}: field "name": ' in result.output
+    assert sorted(p for p in tmp_path.rglob("*") if "fresh.db" not in p.name) == before
+    assert not Path("/tmp/x/ABS-v1-formats").exists()
+    with Store(tmp_path / "fresh.db") as fresh:
+        assert fresh.scalar("SELECT count(*) FROM labels") == 0
