@@ -320,8 +320,8 @@ def history() -> None:
             [history_row(i) for i in reversed(infos)],
             hide_index=True,
         )
-    numbers = [i.number for i in reversed(infos)]
-    paths = {i.number: i.path for i in infos}
+    numbers = [i.number for i in reversed(infos) if not i.missing]
+    paths = {i.number: i.path for i in infos if not i.missing}
     compare(numbers, paths)
     download(name, numbers, paths)
 
