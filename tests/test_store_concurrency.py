@@ -17,7 +17,7 @@ WORKER = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from labeler import labeling
+    from labeler.grading import labeling
     from labeler.store import Store
 
     path, reviewer, parity, go = sys.argv[1], sys.argv[2], int(sys.argv[3]), Path(sys.argv[4])
@@ -80,7 +80,7 @@ REGRADER = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from labeler import labeling
+    from labeler.grading import labeling
     from labeler.store import Store
 
     path, rounds, go = sys.argv[1], int(sys.argv[2]), Path(sys.argv[3])
@@ -95,7 +95,7 @@ NOTER = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from labeler import labeling
+    from labeler.grading import labeling
     from labeler.store import Store
 
     path, rounds, go = sys.argv[1], int(sys.argv[2]), Path(sys.argv[3])
