@@ -221,3 +221,20 @@ def test_a_judges_grades_can_be_label_nexts_prior(
     expected = decide_runs(loaded, "dense", "bm25", "ndcg@10", policy="median", prior="llm")
     assert after == [expected.sentence()]
     assert before == [decide_runs(loaded, "dense", "bm25", "ndcg@10", policy="median").sentence()]
+
+
+def test_a_forged_version_is_not_offered_as_labels(project: Store, tmp_path) -> None:
+    """#19 item 4: a version edited, resealed and signed again with another key is consistent
+    in itself; the page checks it with the project's key and leaves it out."""
+    from tests.test_versions_checking import regrade, reseal
+
+    out = tmp_path / "exports"
+    export_testset(project, "faq", out=out)
+    project.labels.set_grade("q1", "default", "pagination", "ana", 1)
+    export_testset(project, "faq", out=out)
+    reseal(out / "faq" / "v1", files_edit=regrade, sign="mallory")
+    at = open_page()
+    assert at.selectbox(key="results_labels").options == [
+        "Current labels (every reviewer)",
+        "faq v2",
+    ]

@@ -25,6 +25,7 @@ COMMANDS = {
     "import": "imports",
     "init": "corpus",
     "judge": "judge",
+    "key": "keys",
     "next": "decide",
     "pool": "pool",
     "remap": "remap",

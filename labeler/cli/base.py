@@ -163,6 +163,12 @@ def open_store(db_path: str | Path) -> Iterator[Any]:
         raise missing_database(path)
     try:
         store = Store(path)
+        if store.versions.unsigned():
+            # The first open after migration 0009: the versions exported before versions were
+            # signed are signed, where intact.
+            from labeler.versions.writing import resign_recorded
+
+            resign_recorded(store)
     except BaseException:
         if new:
             _remove_database(path)

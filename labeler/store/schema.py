@@ -8,6 +8,9 @@ a database has is known by name, so an old file applies just those it lacks.
 
 from __future__ import annotations
 
+import os
+from datetime import UTC, datetime
+
 import sqlite_utils
 
 migrations = sqlite_utils.Migrations("labeler")
@@ -607,6 +610,31 @@ def pools(db: sqlite_utils.Database) -> None:
             PRIMARY KEY (question_id, chunking)
         ) WITHOUT ROWID;
         """
+    )
+
+
+@migrations(name="0009_signing")
+def signing(db: sqlite_utils.Database) -> None:
+    """The project's Ed25519 signing key (the seed of the key pair: 32 random bytes from the
+    operating system), made here for a database created before, and for every new one; and, per
+    exported version, how it is signed: its key's fingerprint, or why it was left unsigned.
+    ``signature`` is NULL for a version exported before: it is re-signed on the next open of the
+    database by the app or the CLI (``labeler.versions.writing.resign_recorded``), only if its
+    files still match its hash."""
+    db.executescript(
+        """
+        CREATE TABLE signing_key (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            algorithm TEXT NOT NULL,
+            seed BLOB NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        ALTER TABLE testset_versions ADD COLUMN signature TEXT;
+        """
+    )
+    db.execute(
+        "INSERT INTO signing_key (id, algorithm, seed, created_at) VALUES (1, 'Ed25519', ?, ?)",
+        (os.urandom(32), datetime.now(UTC).isoformat(timespec="microseconds")),
     )
 
 
