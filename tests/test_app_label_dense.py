@@ -51,7 +51,7 @@ def test_with_vectors_the_box_offers_words_meaning_and_hybrid(app: AppTest, lett
     app.text_input(key="label_search").input("dd").run()
     assert _offered(app) == ["c4"]
     # "dd" by meaning: its vector is d; cos with c2 "cd" is 1/sqrt(2) = 0.71, with c4
-    # "dd ccc" 2/sqrt(13) = 0.55, with c1 "aab" 0 (c3, in the pool, is not offered).
+    # "dd ccc" 2/sqrt(13) = 0.55, with c1 "aab" and c3 "a" 0.
     app.radio(key="label_search_how").set_value("dense").run()
     assert _offered(app)[:2] == ["c2", "c4"]
     # Hybrid: c4 is first by words and second by meaning, 1/61 + 1/62, above c2's 1/61.
