@@ -127,26 +127,29 @@ def load_judge_demo(store: Store, folder: Path) -> list[ImportReport]:
 def _load_remap(store: Store, folder: Path) -> list[ImportReport]:
     """The revised documents and the second chunking, then the remap of every label onto it
     (the grading page keeps working on ``default``: the current chunking does not change)."""
-    from labeler.remap import remap
-
     reports = [
         import_documents(store, folder / "documents.jsonl"),
         import_chunks(store, folder / "chunks.jsonl", chunking=REMAP_CHUNKING),
     ]
+    return [*reports, _remap_labels(store, folder)]
+
+
+def _remap_labels(store: Store, folder: Path) -> ImportReport:
+    """The remap of every label of ``default`` onto the second chunking (again after labels
+    were added: a second remap carries only the new ones)."""
+    from labeler.remap import remap
+
     result = remap(store, "default", REMAP_CHUNKING)
     proposals = {
         (m.question_id, m.new_chunk) for m in result.plan.label_mappings() if m.decision == "queued"
     }
-    reports.append(
-        ImportReport(
-            "remap",
-            str(folder),
-            added=result.labels_added,
-            unchanged=result.labels_present,
-            detail=f"default -> {REMAP_CHUNKING}: {len(proposals)} proposals in the remap queue",
-        )
+    return ImportReport(
+        "remap",
+        str(folder),
+        added=result.labels_added,
+        unchanged=result.labels_present,
+        detail=f"default -> {REMAP_CHUNKING}: {len(proposals)} proposals in the remap queue",
     )
-    return reports
 
 
 def _review(store: Store, folder: Path) -> list[ImportReport]:
@@ -263,8 +266,14 @@ def embed_demo(
             "dense pools", chunking, added=pools.written, unchanged=pools.current, detail=""
         ),
     ]
+    remapped = Path(folder) / "remap"
     with store.write():
-        reports += _complete_all_pools(store, Path(folder), set(_unanswerable(Path(folder))))
+        completed = _complete_all_pools(store, Path(folder), set(_unanswerable(Path(folder))))
+        reports += completed
+        if completed and (remapped / "chunks.jsonl").is_file():
+            # The labels that completed the pools are carried to the second chunking now, as
+            # load_demo carried the others, so that loading the demo again changes nothing.
+            reports.append(_remap_labels(store, remapped))
     return reports
 
 
