@@ -258,7 +258,7 @@ IMPORT_KINDS: dict[str, ImportKind] = {
                 ImportOption(
                     "reviewer",
                     "text",
-                    "Whose labels the qrels become (default: testset:<name>@v<N>).",
+                    "Whose labels the qrels become (default: testset.<name>.v<N>).",
                 ),
                 ImportOption(
                     "allow_modified",

@@ -3,7 +3,7 @@
 A version (``manifest.json`` + the three content files, checked against its hash) comes in as:
 its chunks into the chunking the manifest names (created if missing; a chunk that is already
 there with another text, title or document is a conflict, not an overwrite), its questions, its
-qrels as the labels of reviewer ``testset:<name>@v<N>``, and its unanswerable questions marked
+qrels as the labels of reviewer ``testset.<name>.v<N>``, and its unanswerable questions marked
 by that reviewer. Exporting that database again gives the same content hash.
 
 A BEIR folder (``corpus.jsonl``, ``queries.jsonl``, ``qrels/``) is read by the BEIR importer;
@@ -18,19 +18,21 @@ when a question is opened.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from labeler.errors import LabelerError, shown
 from labeler.importers.beir import import_beir
 from labeler.models import ImportReport
+from labeler.names import NAME_MAX
 from labeler.readers import as_bool, as_id, as_name, as_tags, as_text, iter_jsonl
 from labeler.store import Store, check_reviewer
 from labeler.versions.format import QRELS, Version
 from labeler.versions.history import check_record
 from labeler.versions.reading import read_version
 
-REVIEWER_PREFIX = "testset:"
+REVIEWER_PREFIX = "testset."
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +72,9 @@ def is_beir_folder(folder: Path) -> bool:
 
 
 def default_reviewer(label: str) -> str:
-    return REVIEWER_PREFIX + label[:70]
+    """``testset.<name>.v<N>``: a reviewer name by the one rule (``labeler.names``), each
+    character the rule does not allow in the test set's name written as ``-``."""
+    return (REVIEWER_PREFIX + re.sub(r"[^A-Za-z0-9._-]", "-", label))[:NAME_MAX]
 
 
 def import_testset(
@@ -189,7 +193,7 @@ def _import_version(
     content = version.content
     chunking = chunking or str(version.manifest.get("chunking") or store.corpus.current_chunking())
     reviewer = check_reviewer(
-        reviewer or default_reviewer(f"{version.name[:60]}@v{version.number}")
+        reviewer or default_reviewer(f"{version.name}.v{version.number}")
     )
     with store.write():
         store.corpus.ensure_chunking(as_name(chunking, what="chunking"), source=str(version.path))

@@ -43,6 +43,7 @@ from labeler.judge.scales import (
     Scale,
     parse_scale,
 )
+from labeler.names import check_name, is_name
 from labeler.readers import check_file
 from labeler.store import Store
 
@@ -253,6 +254,11 @@ def _staged_rows(
             msg = f"{shown(row.rater)} rates this item on this metric twice in the file"
             raise LabelerError(msg, path=path, line=row.line, field="rater")
         given.add(triple)
+        if row.kind == "human" and not is_name(row.rater):
+            try:
+                check_name(row.rater, field="rater")
+            except LabelerError as error:
+                raise LabelerError(error.message, path=path, line=row.line, field="rater") from None
         if kinds.setdefault(row.rater, row.kind) != row.kind:
             msg = f"rater {shown(row.rater)} is called both a model and a human in this file"
             raise LabelerError(msg, path=path, line=row.line, field="rater_kind")
