@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from labeler import __version__
+from labeler.accounts.roles import Right, require
 from labeler.errors import LabelerError, NotFoundError
 from labeler.grading.consensus import (
     Consensus,
@@ -336,12 +337,17 @@ def export_testset(
     chunking: str | None = None,
     dry_run: bool = False,
     created: str | None = None,
+    actor: str | None = None,
 ) -> ExportResult:
     """Export the labels as the next version of test set ``name`` (see the module docstring).
 
     Raises DisagreementError when reviewers disagree and no policy settles it, and
-    LabelerError when no question qualifies.
+    LabelerError when no question qualifies. ``actor``: the person exporting, whose right to
+    is checked (the app always names its logged-in account; a script holding the file may
+    name nobody).
     """
+    if actor is not None and not dry_run:
+        require(store, actor, Right.EXPORT)
     plan = plan_export(store, name, out=out, selection=selection, chunking=chunking)
     if plan.disagreements:
         raise DisagreementError(plan.disagreements)

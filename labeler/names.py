@@ -49,7 +49,8 @@ def check_name(value: object, *, field: str = "reviewer", what: str = "reviewer"
     else:
         bad = next(c for c in value if not _NAME.fullmatch(c))
         problem = f"holds {_character(bad)}"
-    msg = f"a {what} name is {NAME_RULE}; {terminal_safe(shown(value))} {problem}"
+    article = "an" if what[:1] in "aeiou" else "a"
+    msg = f"{article} {what} name is {NAME_RULE}; {terminal_safe(shown(value))} {problem}"
     raise LabelerError(msg, field=field)
 
 

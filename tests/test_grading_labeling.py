@@ -176,7 +176,7 @@ def test_a_family_of_queues_takes_an_argument(
 def test_the_list_of_queues_is_explicit_and_names_have_no_colon() -> None:
     """Every queue is listed once in ``QUEUES`` (not registered as a side effect of an
     import), under its own name; ':' separates a family's argument, so no name holds one."""
-    assert list(queues.QUEUES) == ["by-id", "decide"]
+    assert list(queues.QUEUES) == ["assigned", "by-id", "decide"]
     assert all(name == queue.name and ":" not in name for name, queue in queues.QUEUES.items())
 
 

@@ -6,6 +6,7 @@ Commands live in modules by concept; importing them registers them on the group.
 """
 
 from labeler.cli import (  # noqa: F401  (registers commands)
+    accounts,
     adjudicate,
     convert,
     corpus,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from labeler.cli.base import db_option, main, open_store
+from labeler.cli.base import db_option, echo, main, open_store
 from labeler.exporters.convert import FORMATS
 
 CONVERT_HELP = (
@@ -56,7 +56,7 @@ def convert_cmd(
         with open_store(db_path) as store:
             check_record(store, version, read_manifest(Path(version)))
     for path in convert(version, formats, out=out, min_grade=min_grade):
-        click.echo(str(path))
+        echo(str(path))
 
 
 __all__ = ["convert_cmd"]

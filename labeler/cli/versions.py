@@ -9,6 +9,7 @@ import click
 
 from labeler.cli.base import (
     db_option,
+    echo,
     echo_json,
     format_option,
     main,
@@ -46,7 +47,7 @@ def versions_cmd(name: str, out: str | None, fmt: str, db_path: Path) -> None:
     if fmt == "json":
         echo_json([info.as_dict() for info in infos])
     elif not infos:
-        click.echo(
+        echo(
             f"No versions of {name!r} in {shown_path(out)}"
             f" (create one with `labeler export {name}`)."
         )
@@ -55,7 +56,7 @@ def versions_cmd(name: str, out: str | None, fmt: str, db_path: Path) -> None:
         counts = manifest.get("counts") or {}
         created = str(manifest.get("created", "?"))[:16].replace("T", " ")
         digest = str(manifest.get("content_hash", "?"))
-        click.echo(
+        echo(
             f"v{info.number:<4} {created:<16}  {counts.get('questions', '?'):>6} questions"
             f" ({counts.get('unanswerable', '?')} unanswerable)  {counts.get('qrels', '?'):>7}"
             f" qrels  {digest[:19]}…  {info.status()}"
@@ -115,23 +116,23 @@ def diff_cmd(name: str, old: str, new: str, out: str | None, fmt: str, db_path: 
         echo_json({"name": name, "old": old_path.name, "new": new_path.name, **diff.as_dict()})
         return
     summary = diff.summary()
-    click.echo(f"{name} {old_path.name} -> {new_path.name}")
-    click.echo(
+    echo(f"{name} {old_path.name} -> {new_path.name}")
+    echo(
         f"questions: {summary['questions_added']} added, {summary['questions_removed']} removed,"
         f" {summary['questions_edited']} edited"
     )
-    click.echo(
+    echo(
         f"labels: {summary['labels_added']} added, {summary['labels_removed']} removed,"
         f" {summary['labels_regraded']} regraded"
     )
     if summary["chunks_changed"]:
-        click.echo(f"chunks: {summary['chunks_changed']} changed")
+        echo(f"chunks: {summary['chunks_changed']} changed")
     if diff.empty:
-        click.echo("No differences.")
+        echo("No differences.")
         return
-    click.echo("")
+    echo("")
     for line in _diff_lines(diff):
-        click.echo(line)
+        echo(line)
 
 
 __all__ = ["diff_cmd", "versions_cmd"]

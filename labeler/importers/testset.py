@@ -192,9 +192,7 @@ def _import_version(
 ) -> TestsetImport:
     content = version.content
     chunking = chunking or str(version.manifest.get("chunking") or store.corpus.current_chunking())
-    reviewer = check_reviewer(
-        reviewer or default_reviewer(f"{version.name}.v{version.number}")
-    )
+    reviewer = check_reviewer(reviewer or default_reviewer(f"{version.name}.v{version.number}"))
     with store.write():
         store.corpus.ensure_chunking(as_name(chunking, what="chunking"), source=str(version.path))
         reports = [_import_chunks(store, version, chunking)]

@@ -12,8 +12,7 @@ import sqlite3
 from labeler.store.base import Facet
 
 ACCOUNT_COLUMNS = (
-    "name, role, password_hash, email, disabled, created_at, created_by,"
-    " last_login, last_active"
+    "name, role, password_hash, email, disabled, created_at, created_by, last_login, last_active"
 )
 
 
