@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from labeler.accounts.assignments import load_assignments
 from labeler.errors import LabelerError
 from labeler.grading.candidates import pool
 from labeler.grading.labeling import mark, set_note
@@ -29,7 +30,8 @@ REMAP_CHUNKING = "sentences"
 
 
 def load_demo(store: Store, folder: str | Path = DEMO_DIR) -> list[ImportReport]:
-    """Documents, chunks, questions, three runs, two reviewers' labels, a second chunking
+    """Documents, chunks, questions, three runs, two reviewers' labels and the work assigned
+    to them, a second chunking
     the labels are remapped onto, and generated questions to review, some already
     decided. Idempotent."""
     folder = Path(folder)
@@ -51,6 +53,13 @@ def load_demo(store: Store, folder: str | Path = DEMO_DIR) -> list[ImportReport]
             for _, cols in iter_columns(unanswerable):
                 mark(store, cols[0], cols[1], unanswerable=True)
                 marked.add((cols[0], cols[1]))
+        assigned = folder / "labels" / "assignments.tsv"
+        if assigned.is_file():
+            rows = [(cols[0], cols[1]) for _, cols in iter_columns(assigned)]
+            added = load_assignments(store, rows, batch="demo", actor="demo")
+            reports.append(
+                ImportReport("assignments", str(assigned), added=added, unchanged=len(rows) - added)
+            )
         truth = folder / "ground_truth.qrels"
         if truth.is_file():
             for reviewer in sorted(p.stem for p in (folder / "labels").glob("*.qrels")):
