@@ -58,7 +58,8 @@ def test_assign_takes_the_questions_nobody_has_and_the_queue_starts_with_mine(
     assert [(a.question_id, a.reviewer) for a in first.assignments] == [("q3", "ann")]
     second = assign(loaded, ["ann", "ben"], actor="lea", overlap=0.5, seed=3)
     # q1 and q2 were free; round(0.5 * 2) = 1 of them goes to both.
-    assert second.questions == 2 and second.overlap_questions == 1
+    assert second.questions == 2
+    assert second.overlap_questions == 1
     assert second.per_reviewer == {"ann": 2, "ben": 1}
     rows = assignment_list(loaded)
     assert {(r["question_id"], r["reviewer"]) for r in rows} >= {("q3", "ann")}

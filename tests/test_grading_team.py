@@ -27,7 +27,9 @@ def test_the_pace_is_the_median_gap_between_grades_breaks_left_out() -> None:
 def test_kappa_on_the_overlap_pairs_each_reviewers_grades_with_the_others() -> None:
     a = [0, 0, 0, 0, 1, 1, 1, 2, 2, 2]
     b = [0, 0, 0, 1, 1, 1, 1, 2, 2, 0]
-    grades = {("q1", f"c{i}"): {"ann": x, "ben": y} for i, (x, y) in enumerate(zip(a, b))}
+    grades = {
+        ("q1", f"c{i}"): {"ann": x, "ben": y} for i, (x, y) in enumerate(zip(a, b, strict=True))
+    }
     grades[("q2", "c0")] = {"ann": 2, "ben": 0}  # q2 is not in the overlap
     found = overlap_kappas([("q1", "ann", "ben")], grades)
     expected = cohen_kappa_score(a, b, weights="quadratic")
@@ -51,8 +53,10 @@ def test_the_team_view_of_a_small_project(loaded: Store) -> None:
     assert (rows["ann"].assigned, rows["ann"].done) == (2, 1)
     assert (rows["ben"].assigned, rows["ben"].done) == (1, 1)
     assert rows["ann"].today == rows["ann"].week == len(view.candidates)
-    assert rows["ann"].shared == len(view.candidates) and rows["ann"].kappa is None
-    assert rows["ann"].role is None and rows["ann"].last_active is not None
+    assert rows["ann"].shared == len(view.candidates)
+    assert rows["ann"].kappa is None
+    assert rows["ann"].role is None
+    assert rows["ann"].last_active is not None
     assert found.overlap_questions == 1
     # Every chunk of q2 is disputed (1 against 2): the question waits for a lead.
     assert [(w.question_id, w.open_chunks, w.reviewers) for w in found.waiting] == [
