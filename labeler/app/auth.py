@@ -87,7 +87,7 @@ def _oidc_token() -> str | None:
     """Streamlit's identity cookie (with its chunks, when it was split), or None."""
     cookies = st.context.cookies
     first = cookies.get(OIDC_COOKIE)
-    if not first:
+    if not isinstance(first, str) or not first:
         return None
     parts = [first]
     number = 1
@@ -102,7 +102,8 @@ def _resume() -> sessions.Session | None:
     Connect login's."""
     store = get_store()
     for token in (session_token(), st.context.cookies.get(COOKIE)):
-        session = sessions.resume(store, token) if token else None
+        # (AppTest's context has no cookies: a stand-in object, never a string.)
+        session = sessions.resume(store, token) if isinstance(token, str) else None
         if session is not None:
             sign_in(token, session)
             return session
