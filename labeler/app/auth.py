@@ -127,8 +127,10 @@ def login_form() -> None:
     st.title("labeler")
     st.write("Log in to grade.")
     with st.form("login_form", border=True, width=420):
-        st.text_input("Username", key="login_name", max_chars=NAME_MAX)
-        st.text_input("Password", key="login_password", type="password")
+        st.text_input("Username", key="login_name", max_chars=NAME_MAX, autocomplete="username")
+        st.text_input(
+            "Password", key="login_password", type="password", autocomplete="current-password"
+        )
         submitted = st.form_submit_button("Log in", type="primary")
     if submitted:
         name = st.session_state.get("login_name", "")
