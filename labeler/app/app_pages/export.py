@@ -18,7 +18,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from labeler.app.state import exports_path, get_store, store_fragment, user_errors
+from labeler.app.state import exports_path, get_store, reviewer, store_fragment, user_errors
 from labeler.app.widgets import note
 from labeler.export import Selection, export_testset, plan_export
 from labeler.grading.consensus import POLICIES, DisagreementError
@@ -28,6 +28,7 @@ from labeler.versions.history import VersionInfo, check_version, names_under, wi
 from labeler.versions.reading import read_version
 
 store = get_store()
+me = reviewer()
 OUT = Path(exports_path())
 NO_POLICY = "stop and list them"
 LAST = "export_last"
@@ -197,7 +198,7 @@ def remember_plan(name: str, selection: Selection) -> None:
 
 
 def create(name: str, selection: Selection) -> None:
-    result = export_testset(store, name, out=OUT, selection=selection)
+    result = export_testset(store, name, out=OUT, selection=selection, actor=me)
     st.session_state[LAST] = {
         "kind": result.status,
         "name": name,
