@@ -122,8 +122,9 @@ def _resume() -> sessions.Session | None:
     return None
 
 
-def login_form() -> None:
-    """The login page: the only thing a visitor sees before logging in."""
+def login_form() -> bool:
+    """The login page: the only thing a visitor sees before logging in. True once this run
+    logged the visitor in (the caller clears the form and draws the page in the same run)."""
     st.title("labeler")
     st.write("Log in to grade.")
     with st.form("login_form", border=True, width=420):
@@ -144,8 +145,7 @@ def login_form() -> None:
             if session is not None:
                 sign_in(token, session)
                 st.session_state[_COOKIE_SCRIPT] = token
-                st.query_params.pop("reviewer", None)
-                st.rerun()
+                return True
     if oidc_configured():
         problem = st.session_state.pop("auth_oidc_error", None)
         if problem:
@@ -155,6 +155,7 @@ def login_form() -> None:
             st.button(
                 "Log in with your organisation's account", key="login_oidc", on_click=st.login
             )
+    return False
 
 
 def logout() -> None:
@@ -223,8 +224,11 @@ def gate() -> bool:
     st.query_params.pop("reviewer", None)  # the URL never chooses who grades
     if _resume() is None:
         write_cookie()
-        login_form()
-        st.stop()
+        form = st.empty()
+        with form.container():
+            if not login_form():
+                st.stop()
+        form.empty()  # logged in by this run: the page follows in the same run
     return True
 
 
