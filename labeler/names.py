@@ -28,11 +28,19 @@ from labeler.errors import LabelerError, shown
 NAME_MAX = 64
 NAME_RULE = "1 to 64 characters, each an ASCII letter, a digit, '.', '_' or '-'"
 _NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
+_OUTSIDE = re.compile(r"[^A-Za-z0-9._-]")
 
 
 def is_name(value: object) -> bool:
     """Whether ``value`` follows the name rule."""
     return isinstance(value, str) and _NAME.fullmatch(value) is not None
+
+
+def to_name(text: str, *, fill: str = "-") -> str:
+    """``text`` made into a name by the rule, for names the tool derives itself (an imported
+    test set's reviewer, a judge's default name from its model): each character the rule does
+    not allow written as ``fill``, cut to ``NAME_MAX``."""
+    return _OUTSIDE.sub(fill, text)[:NAME_MAX] or fill
 
 
 def check_name(value: object, *, field: str = "reviewer", what: str = "reviewer") -> str:
@@ -89,4 +97,4 @@ def terminal_safe(text: str) -> str:
     return _SUSPECT.sub(_escape, text)
 
 
-__all__ = ["NAME_MAX", "NAME_RULE", "check_name", "is_name", "terminal_safe"]
+__all__ = ["NAME_MAX", "NAME_RULE", "check_name", "is_name", "terminal_safe", "to_name"]

@@ -35,6 +35,13 @@ from labeler.store import EVERYONE, Store, check_reviewer
 
 
 @dataclass(frozen=True, slots=True)
+class JudgeVerdict:
+    judge: str
+    grade: Grade
+    reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class CandidateView:
     chunk: Chunk
     entry: PoolEntry
@@ -45,6 +52,9 @@ class CandidateView:
     others: tuple[tuple[str, Grade], ...]
     # The text the grade was given for, when the chunk's text has changed since (else None).
     graded_text: str | None = None
+    # The judge's grade and reason, when a lead shows it (``labeler judge reveal``) and only
+    # once this reviewer has a current grade of the chunk: never before their own.
+    judge: JudgeVerdict | None = None
 
     @property
     def stale(self) -> bool:
@@ -121,6 +131,7 @@ def open_question(
     ):
         store.labels.saw_others(question_id, chunking, reviewer)
     my_marks = marks.get(reviewer, {})
+    verdicts = _judge_verdicts(store, question_id, chunking, mine)
     candidates = tuple(
         CandidateView(
             chunk=chunks[e.chunk_id],
@@ -129,6 +140,7 @@ def open_question(
             note=mine[e.chunk_id]["note"] if e.chunk_id in mine else None,
             others=tuple(others.get(e.chunk_id, ())),
             graded_text=mine[e.chunk_id]["graded_text"] if e.chunk_id in mine else None,
+            judge=verdicts.get(e.chunk_id),
         )
         for e in entries
         if e.chunk_id in chunks
@@ -144,6 +156,25 @@ def open_question(
         others_visible=visible,
         others_unanswerable=others_unanswerable,
     )
+
+
+def _judge_verdicts(
+    store: Store, question_id: str, chunking: str, mine: dict[str, dict]
+) -> dict[str, JudgeVerdict]:
+    """The shown judge's grade of each chunk this reviewer has a current grade of (a stale
+    grade is no grade: the judge stays hidden until it is confirmed); none when no judge is
+    shown."""
+    judge = store.ratings.revealed_judge()
+    graded = {c for c, row in mine.items() if row["graded_text"] is None}
+    if judge is None or not graded:
+        return {}
+    return {
+        chunk: JudgeVerdict(judge, Grade(int(value)), reason)
+        for chunk, (value, reason) in store.ratings.relevance_verdicts(
+            judge, chunking, question_id
+        ).items()
+        if chunk in graded
+    }
 
 
 # writes --------------------------------------------------------------------------------------
@@ -308,6 +339,7 @@ def progress(store: Store, reviewer: str | None, *, chunking: str | None = None)
 
 __all__ = [
     "CandidateView",
+    "JudgeVerdict",
     "QuestionView",
     "add_candidate",
     "grade",
