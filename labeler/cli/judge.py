@@ -122,6 +122,7 @@ def import_cmd(
             judge=judge,
             reviewer=reviewer,
             chunking=chunking,
+            actor=acting_name(),
         )
     _echo_result(result, out_format)
 

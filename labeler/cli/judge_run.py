@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from labeler.cli.base import db_option, echo, echo_json, open_store, redraw
+from labeler.cli.base import acting_name, db_option, echo, echo_json, open_store, redraw
 from labeler.errors import LabelerError
 
 METRIC_HELP = "relevance (a question's chunks) or faithfulness (answers against their passages)."
@@ -189,7 +189,7 @@ def run_cmd(
             return
         bar = ProgressBar() if out_format == "table" else None
         try:
-            summary = run_judge(store, options, plan=plan, on_progress=bar)
+            summary = run_judge(store, options, plan=plan, on_progress=bar, actor=acting_name())
         except KeyboardInterrupt as stop:
             if bar:
                 bar.close()
@@ -285,7 +285,7 @@ def reveal_cmd(judge: str | None, off: bool, db_path: Path) -> None:
         raise click.UsageError("give a judge or --off, not both")
     with open_store(db_path) as store:
         if judge or off:
-            set_revealed_judge(store, None if off else judge)
+            set_revealed_judge(store, None if off else judge, actor=acting_name())
         shown = revealed_judge(store)
     if shown:
         echo(f"Reviewers see {shown}'s grade after giving their own.")

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from labeler.accounts.roles import Right, require
 from labeler.errors import LabelerError, Quoted, cut, shown
 from labeler.judge.formats import detect_format, get_format
 from labeler.judge.metrics import known_metric
@@ -367,8 +368,12 @@ def import_judgements(
     judge: str | None = None,
     reviewer: str | None = None,
     chunking: str | None = None,
+    actor: str | None = None,
 ) -> JudgeImport:
-    """Import a judge file (see the module docstring); returns what changed."""
+    """Import a judge file (see the module docstring); returns what changed. ``actor``, when
+    given, must have the right to import data (an owner, on a team server)."""
+    if actor is not None:
+        require(store, actor, Right.IMPORT)
     path = check_file(path)
     scales, thresholds = dict(scales or {}), dict(thresholds or {})
     chunking = chunking or store.corpus.current_chunking()

@@ -36,6 +36,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from labeler.accounts.roles import Right, require
 from labeler.errors import LabelerError, NotFoundError
 from labeler.grading.candidates import PoolEntry, pool
 from labeler.judge.answers import BadAnswer, Verdict, parse_answer
@@ -552,10 +553,14 @@ def run_judge(
     plan: Plan | None = None,
     on_progress: Callable[[RunProgress], None] | None = None,
     client: ChatClient | None = None,
+    actor: str | None = None,
 ) -> RunSummary:
     """Judge what ``plan_run`` found to judge (see the module docstring); returns what was
     done. A KeyboardInterrupt still writes every call that had finished, then propagates
-    with the summary on it (``error.summary``)."""
+    with the summary on it (``error.summary``). Running a judge is a lead's: ``actor``, when
+    given, must have the right to define judge metrics, checked before any call is made."""
+    if actor is not None:
+        require(store, actor, Right.JUDGE)
     chunking = options.chunking or store.corpus.current_chunking()
     plan = plan if plan is not None else plan_run(store, options)
     if options.concurrency < 1:
