@@ -43,7 +43,7 @@ class Right(StrEnum):
     ADJUDICATE = "adjudicate"
     ASSIGN = "assign work"
     EXPORT = "export versions"
-    JUDGE = "define judge metrics and sample plans"
+    JUDGE = "run the judge and define its metrics and sample plans"
     BATCH_REVIEW = "run batch review actions"
     TEAM = "see the team's figures"
     ACCOUNTS = "manage accounts"

@@ -19,7 +19,7 @@ def relevance_judges(store: Store) -> list[str]:
 
 def set_revealed_judge(store: Store, judge: str | None, *, actor: str | None = None) -> None:
     """Show ``judge``'s relevance grades after reviewers' own (None: show none). A lead's
-    setting: ``actor``, when given, must have the right to define judge metrics (a lead, on a
+    setting: ``actor``, when given, must have the right to run the judge (a lead, on a
     team server)."""
     if actor is not None:
         require(store, actor, Right.JUDGE)

@@ -558,7 +558,7 @@ def run_judge(
     """Judge what ``plan_run`` found to judge (see the module docstring); returns what was
     done. A KeyboardInterrupt still writes every call that had finished, then propagates
     with the summary on it (``error.summary``). Running a judge is a lead's: ``actor``, when
-    given, must have the right to define judge metrics, checked before any call is made."""
+    given, must have the right to run the judge, checked before any call is made."""
     if actor is not None:
         require(store, actor, Right.JUDGE)
     chunking = options.chunking or store.corpus.current_chunking()
