@@ -151,6 +151,8 @@ def test_reload_keeps_the_session_and_logout_ends_it(team_db: Path, serve, page)
     page.goto(f"{server.url}/team")
     wait_for_app(page)
     page.get_by_text("Waiting for adjudication").wait_for()
+    page.wait_for_selector("[data-testid='stDataFrame'] canvas")
+    page.wait_for_timeout(1000)  # the tables draw themselves after the page has run
     screenshot(page, "accounts-team-page")
     page.get_by_role("button", name="Log out").click()
     wait_for_app(page)
