@@ -12,7 +12,8 @@ Steps:
 3. questions and ground truth: demo_source/questions.py; each relevant passage is named by
    document id and a short exact quote, resolved here to the chunk(s) containing it.
 4. runs: three retrievers of deliberately different quality (bm25, weak, hybrid).
-5. labels: what two reviewers, maria and tom, would have graded for about half the questions.
+5. labels: what two reviewers, maria and tom, would have graded for about half the questions,
+   and the work a lead assigned them (labels/assignments.tsv).
 6. review: generated questions awaiting review (demo_source/review.py), as a Ragas testset and
    as plain JSONL from another generator, and the decisions the reviewers already made.
 
@@ -771,6 +772,14 @@ def build(out: Path) -> dict:
                 lines.append(f"{qid} 0 {chunk_id} {labels[reviewer][qid][chunk_id]}")
         write_text(out / "labels" / f"{reviewer}.qrels", lines)
     write_text(out / "labels" / "unanswerable.tsv", [f"{q}\t{r}" for q, r in unanswerable])
+    assigned = sorted(
+        {(q, r) for q, reviewers in label_source.LABEL_PLAN.items() for r in reviewers}
+        | {(q, r) for r, todo in label_source.ASSIGNED_TO_DO.items() for q in todo}
+    )
+    for question, _ in assigned:
+        if question not in qids:
+            raise BuildError(f"labels.py: ASSIGNED_TO_DO names no question {question!r}")
+    write_text(out / "labels" / "assignments.tsv", [f"{q}\t{r}" for q, r in assigned])
 
     remap = build_remap(out / "remap", documents)
 

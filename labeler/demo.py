@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from labeler.accounts.assignments import load_assignments
 from labeler.dense.project import dense_config, embed_chunking, installed_key
 from labeler.errors import LabelerError
 from labeler.grading.candidates import pool
@@ -32,7 +33,8 @@ REMAP_CHUNKING = "sentences"
 
 
 def load_demo(store: Store, folder: str | Path = DEMO_DIR) -> list[ImportReport]:
-    """Documents, chunks, questions, three runs, two reviewers' labels, a second chunking
+    """Documents, chunks, questions, three runs, two reviewers' labels and the work assigned
+    to them, a second chunking
     the labels are remapped onto, and generated questions to review, some already
     decided. Idempotent."""
     folder = Path(folder)
@@ -51,6 +53,13 @@ def load_demo(store: Store, folder: str | Path = DEMO_DIR) -> list[ImportReport]
         marked = _unanswerable(folder)
         for question_id, reviewer in marked:
             mark(store, question_id, reviewer, unanswerable=True)
+        assigned = folder / "labels" / "assignments.tsv"
+        if assigned.is_file():
+            rows = [(cols[0], cols[1]) for _, cols in iter_columns(assigned)]
+            added = load_assignments(store, rows, batch="demo", actor="demo")
+            reports.append(
+                ImportReport("assignments", str(assigned), added=added, unchanged=len(rows) - added)
+            )
         reports += _complete_all_pools(store, folder, set(marked))
         reports += load_judge_demo(store, folder / "judge")
         if (folder / "remap" / "chunks.jsonl").is_file():

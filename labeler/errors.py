@@ -91,11 +91,23 @@ class ConflictError(LabelerError):
     question): the write is refused, never applied over theirs."""
 
 
+class PermissionDenied(LabelerError):
+    """The acting account may not do this (its role lacks the right, it is disabled, or its
+    session ended): raised by the core, whichever face called it (``labeler.accounts.roles``)."""
+
+
+class LoginFailed(LabelerError):
+    """A login refused: the same message for an unknown name and a wrong password, or the
+    account is locked after too many failures (``labeler.accounts.sessions``)."""
+
+
 __all__ = [
     "SHOWN_CHARACTERS",
     "ConflictError",
     "LabelerError",
+    "LoginFailed",
     "NotFoundError",
+    "PermissionDenied",
     "Quoted",
     "cut",
     "shown",

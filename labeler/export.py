@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from labeler import __version__
+from labeler.accounts.roles import Right, require
 from labeler.errors import LabelerError, NotFoundError
 from labeler.grading.candidates import stored_sources
 from labeler.grading.completeness import Completeness, Requirement, completeness
@@ -489,13 +490,18 @@ def export_testset(
     chunking: str | None = None,
     dry_run: bool = False,
     created: str | None = None,
+    actor: str | None = None,
 ) -> ExportResult:
     """Export the labels as the next version of test set ``name`` (see the module docstring).
 
     Raises DisagreementError when reviewers disagree and no policy settles it, and
     LabelerError when no question qualifies, or when questions fall short of the completeness
-    required and ``--partial error`` was asked.
+    required and ``--partial error`` was asked. ``actor``: the person exporting, whose right to
+    is checked (the app always names its logged-in account; a script holding the file may name
+    nobody).
     """
+    if actor is not None and not dry_run:
+        require(store, actor, Right.EXPORT)
     plan = plan_export(
         store, name, out=out, selection=selection, chunking=chunking, created=created
     )

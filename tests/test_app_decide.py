@@ -85,7 +85,7 @@ def test_next_follows_label_next_and_grading_the_queue_proves_it(project: Store)
     assert done.startswith("proven: dense better than bm25 on ndcg@3")
     assert done.endswith("Nothing more to grade for this comparison.")
     at.button(key="label_decide_stop").click().run()
-    assert at.selectbox(key="label_queue").value == "by-id"
+    assert at.selectbox(key="label_queue").value == "assigned"
     assert not status_line(at)
     assert "decide" not in at.query_params
 
@@ -117,7 +117,7 @@ def test_the_sidebar_choice_opens_the_queue_and_the_url_keeps_it(project: Store)
     at.session_state["reviewer"] = "ana"
     at.query_params["question"] = "q3"
     at.run()
-    assert at.selectbox(key="label_queue").value == "by-id"
+    assert at.selectbox(key="label_queue").value == "assigned"
     assert not status_line(at)
     at.selectbox(key="label_queue").set_value("decide").run()
     at.selectbox(key="label_decide_a").set_value("dense").run()

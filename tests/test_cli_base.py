@@ -118,6 +118,11 @@ ARGUMENTS = {
     "review accept": ("q1", "--reviewer", "ana"),
     "review reject": ("q1", "--reason", "duplicate", "--reviewer", "ana"),
     "search": ("retry",),
+    "user add": ("ana", "--password-stdin"),
+    "user disable": ("ana",),
+    "user enable": ("ana",),
+    "user passwd": ("ana", "--password-stdin"),
+    "user role": ("ana", "lead"),
     "versions list": ("x",),
     "versions verify": ("exports/x/v1",),
 }

@@ -61,7 +61,7 @@ def test_embed_then_search_and_pool_show_the_letters(letters: Store) -> None:
     db = str(letters.path)
     first = _run("embed", "--depth", "2", "--format", "json", "--db", db)
     assert first.exit_code == 0, first.output
-    report = json.loads(first.stdout.splitlines()[-1])
+    report = json.loads(first.stdout)
     assert (report["chunks"], report["embedded"], report["depth"]) == (4, 4, 2)
     assert report["dense_pools"] == 3
     again = _run("embed", "--db", db)
@@ -150,7 +150,7 @@ def test_a_killed_embed_resumes_where_it_stopped(tmp_path: Path) -> None:
     finished = _embed(db)
     out, err = finished.communicate(timeout=600)
     assert finished.returncode == 0, err
-    report = json.loads(out.splitlines()[-1])
+    report = json.loads(out)
     assert (report["chunks"], report["embedded"]) == (count, count - held)
     vectors = read_vectors(path)
     keys = [passage_key(c["title"], c["text"]) for c in chunks]

@@ -139,8 +139,9 @@ def test_a_stale_grade_hides_the_judge_again(judged: Path, files: dict, tmp_path
 
 def test_the_judges_name_follows_the_name_rule(loaded: Store) -> None:
     prompt = builtin_prompt("relevance")
-    assert judge_name("qwen2.5:7b", prompt) == f"qwen2.5:7b@relevance-v1-{prompt.short_hash}"
+    assert judge_name("qwen2.5:7b", prompt) == f"qwen2.5_7b.relevance-v1-{prompt.short_hash}"
+    assert judge_name("org/model", prompt).startswith("org_model.relevance-v1-")
     with pytest.raises(LabelerError, match="name the judge with --judge-name"):
         judge_name("m" * 80, prompt)
-    with pytest.raises(LabelerError, match="must be 1 to 80 characters"):
+    with pytest.raises(LabelerError, match="is 1 to 64 characters"):
         judge_name("m", prompt, "*")

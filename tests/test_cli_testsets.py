@@ -189,7 +189,7 @@ def test_import_testset_round_trip(project: Path, tmp_path: Path) -> None:
     db = str(tmp_path / "fresh.db")
     result = run("import", "testset", "exports/orders/v1", "--db", db)
     assert result.output.splitlines()[0] == (
-        "Imported a version into chunking 'default' as reviewer 'testset:orders@v1'"
+        "Imported a version into chunking 'default' as reviewer 'testset.orders.v1'"
     )
     again = run("export", "orders", "--db", db, "--out", "again", "--format", "json")
     for name in ("questions.jsonl", "qrels.tsv", "chunks.jsonl"):  # the same content

@@ -91,6 +91,12 @@ def test_each_generated_table_is_written_once() -> None:
     assert MANUAL.count(commands_table_markdown().strip()) == 1
 
 
+def test_the_rights_table_is_the_registry() -> None:
+    from labeler.accounts.roles import rights_table_markdown
+
+    assert MANUAL.count(rights_table_markdown().strip()) == 1
+
+
 def test_links_between_pages_resolve() -> None:
     for page in [ROOT / "README.md", *DOCS.glob("*.md")]:
         for target in re.findall(r"\]\(([\w./-]+\.md)(?:#[\w-]*)?\)", page.read_text()):

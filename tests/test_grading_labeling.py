@@ -176,7 +176,7 @@ def test_a_family_of_queues_takes_an_argument(
 def test_the_list_of_queues_is_explicit_and_names_have_no_colon() -> None:
     """Every queue is listed once in ``QUEUES`` (not registered as a side effect of an
     import), under its own name; ':' separates a family's argument, so no name holds one."""
-    assert list(queues.QUEUES) == ["by-id", "decide"]
+    assert list(queues.QUEUES) == ["assigned", "by-id", "decide"]
     assert all(name == queue.name and ":" not in name for name, queue in queues.QUEUES.items())
 
 
@@ -267,3 +267,54 @@ def test_adjudicate_settles_with_history(loaded: Store) -> None:
 def test_adjudicate_uses_the_current_chunking(loaded: Store) -> None:
     assert disputes.adjudicate(loaded, "q1", "rate-limits", 2, "lead") is None
     assert loaded.adjudications.current("default") == {("q1", "rate-limits"): 2}
+
+
+# blind grading -------------------------------------------------------------------------------
+
+
+def _grade_all(store: Store, question: str, reviewer: str, value: int) -> list[str]:
+    view = labeling.open_question(store, question, reviewer)
+    for candidate in view.candidates:
+        labeling.grade(store, question, candidate.chunk.id, reviewer, value)
+    return [c.chunk.id for c in view.candidates]
+
+
+def test_marking_unanswerable_does_not_show_others_grades(loaded: Store) -> None:
+    chunks = _grade_all(loaded, "q2", "ben", 1)
+    labeling.mark(loaded, "q2", "ana", unanswerable=True)
+    view = labeling.open_question(loaded, "q2", "ana")
+    assert view.complete  # the mark finishes the question for progress ...
+    assert not view.others_visible  # ... but shows nothing of ben's
+    assert all(not c.others for c in view.candidates)
+    assert not loaded.labels.has_seen_others("q2", "default", "ana")
+    # Grading every candidate shows them, and the history says when.
+    for chunk in chunks:
+        labeling.grade(loaded, "q2", chunk, "ana", 0)
+    view = labeling.open_question(loaded, "q2", "ana")
+    assert view.others_visible
+    assert {c.chunk.id: dict(c.others) for c in view.candidates} == {c: {"ben": 1} for c in chunks}
+    assert [e["action"] for e in loaded.labels.history("q2")][-1] == "saw others"
+
+
+def test_a_change_after_seeing_others_is_a_revision_in_the_history(loaded: Store) -> None:
+    chunks = _grade_all(loaded, "q2", "ben", 2)
+    _grade_all(loaded, "q2", "ana", 0)
+    labeling.open_question(loaded, "q2", "ana")  # ben's 2s are shown to ana
+    labeling.grade(loaded, "q2", chunks[0], "ana", 2)
+    history = loaded.labels.history("q2")
+    ana = [
+        (e["action"], e["new_grade"], e["seen_others"]) for e in history if e["reviewer"] == "ana"
+    ]
+    assert ana == [("grade", 0, 0)] * len(chunks) + [("saw others", None, 0), ("grade", 2, 1)]
+    # Agreement reads ana's grade as it stood before she saw ben's: 0, not 2.
+    blind = {(q, c, r): g for q, c, r, g in loaded.labels.blind_labels("default")}
+    assert blind[("q2", chunks[0], "ana")] == 0
+    assert blind[("q2", chunks[0], "ben")] == 2
+    current = {(q, c, r): g for q, c, r, g in loaded.labels.chunking_labels("default")}
+    assert current[("q2", chunks[0], "ana")] == 2
+
+
+def test_nothing_to_see_records_nothing(loaded: Store) -> None:
+    _grade_all(loaded, "q2", "ana", 1)
+    assert labeling.open_question(loaded, "q2", "ana").others_visible
+    assert not loaded.labels.has_seen_others("q2", "default", "ana")  # nobody else graded

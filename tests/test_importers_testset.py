@@ -37,7 +37,7 @@ def test_the_round_trip_gives_the_same_content(exported, tmp_path: Path) -> None
         assert (result.kind, result.chunking, result.reviewer) == (
             "version",
             "default",
-            "testset:orders@v1",
+            "testset.orders.v1",
         )
         again = export_testset(fresh, "orders", out=tmp_path / "again")
     # The same content (its hash covers the manifest too: created, reviewers, ... differ).
@@ -53,15 +53,15 @@ def test_what_comes_in(exported, tmp_path: Path) -> None:
         assert summaries == [
             "chunks: 4 added, 0 updated, 0 unchanged (chunking 'default')",
             "questions: 3 added, 0 updated, 0 unchanged",
-            "qrels: 5 added, 0 updated, 0 unchanged (reviewer 'testset:orders@v1')",
-            "unanswerable: 1 added, 0 updated, 0 unchanged (reviewer 'testset:orders@v1')",
+            "qrels: 5 added, 0 updated, 0 unchanged (reviewer 'testset.orders.v1')",
+            "unanswerable: 1 added, 0 updated, 0 unchanged (reviewer 'testset.orders.v1')",
         ]
         labels = {
             (r["chunk_id"], r["grade"]) for r in fresh.labels.question_labels("q1", "default")
         }
         assert labels == {("rate-limits", 2), ("error-codes", 1), ("pagination", 0)}
         assert fresh.labels.marks("q3", "default") == {
-            "testset:orders@v1": {"unanswerable": True, "skipped": False}
+            "testset.orders.v1": {"unanswerable": True, "skipped": False}
         }
         q2 = fresh.questions.get("q2")
         assert (q2.reference_answer, q2.tags, q2.review_status) == (
@@ -129,8 +129,8 @@ def test_a_beir_folder_round_trip_gives_the_same_content(exported, tmp_path: Pat
     convert(exported.path, "beir", out=tmp_path / "beir")
     with Store(tmp_path / "fresh.db") as fresh:
         result = import_testset(fresh, tmp_path / "beir")
-        assert (result.kind, result.reviewer) == ("beir", "testset:beir")
-        assert fresh.labels.marks("q3", "default")["testset:beir"]["unanswerable"]
+        assert (result.kind, result.reviewer) == ("beir", "testset.beir")
+        assert fresh.labels.marks("q3", "default")["testset.beir"]["unanswerable"]
         again = export_testset(fresh, "orders", out=tmp_path / "again")
     assert again.plan.content_key == exported.plan.content_key
 

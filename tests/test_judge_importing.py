@@ -577,3 +577,22 @@ def test_the_docs_format_table_is_the_registry() -> None:
     from tests.conftest import REPO
 
     assert formats_table() in (REPO / "docs" / "judge.md").read_text(encoding="utf-8")
+
+
+# who may import ----------------------------------------------------------------------------------
+
+
+def test_importing_a_judge_file_is_an_owners_right_on_a_team_server(store: Store) -> None:
+    from labeler.accounts import users
+    from labeler.accounts.roles import shell_authority
+    from labeler.errors import PermissionDenied
+
+    with shell_authority("setup"):
+        users.add_user(store, "olga", "owner", "olga-password-1", actor="setup")
+        users.add_user(store, "lea", "lead", "lea-password-12", actor="setup")
+    before = counts(store)
+    with pytest.raises(PermissionDenied, match="a lead may not import data"):
+        import_judgements(store, DEEPEVAL_RUN, actor="lea")
+    assert counts(store) == before
+    result = import_judgements(store, DEEPEVAL_RUN, actor="olga")
+    assert (result.added, result.items_added) == (2, 1)

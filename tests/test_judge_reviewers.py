@@ -69,3 +69,22 @@ def test_the_pairwise_matrix(graded: Store) -> None:
     assert matrix["reviewers"] == ["ana", "bo", "cy"]
     assert matrix["items"] == [[0, 4, 3], [4, 0, 2], [3, 2, 0]]
     assert matrix["kappa"][0][1] is None  # 4 shared chunks: too few for a kappa
+
+
+def test_agreement_reads_each_grade_as_it_stood_before_its_reviewer_saw_the_others(
+    loaded: Store,
+) -> None:
+    """On q2 (two candidates: pagination and webhooks, plus search hits) ana and bo disagree
+    on pagination; once ana sees bo's grades she changes hers to his. Agreement still counts
+    ana's first grade."""
+    view = labeling.open_question(loaded, "q2", "bo")
+    chunks = [c.chunk.id for c in view.candidates]
+    for chunk in chunks:
+        labeling.grade(loaded, "q2", chunk, "bo", 2 if chunk == "pagination" else 0)
+        labeling.grade(loaded, "q2", chunk, "ana", 0)
+    before = {(p.a, p.b): p.agreement for p in reviewer_agreement(loaded).pairs}
+    assert before[("ana", "bo")] == pytest.approx((len(chunks) - 1) / len(chunks))
+    labeling.open_question(loaded, "q2", "ana")  # bo's grades are shown to ana
+    labeling.grade(loaded, "q2", "pagination", "ana", 2)
+    after = {(p.a, p.b): p.agreement for p in reviewer_agreement(loaded).pairs}
+    assert after == before

@@ -542,3 +542,32 @@ def test_ctrl_c_writes_what_finished_and_says_so(tmp_path: Path) -> None:
     written = int(re.search(r"(\d+) ratings written", line).group(1))
     with Store(db) as store:
         assert len(judge_grades(store, NAME)) == written >= 1
+
+
+# who may run a judge ----------------------------------------------------------------------------
+
+
+def test_running_a_judge_and_showing_it_to_reviewers_are_a_leads_rights(project: Store) -> None:
+    """On a team server the core refuses a reviewer's run before any call is made, and the
+    switch that shows a judge's grades to reviewers (``labeler judge reveal``) likewise."""
+    from labeler.accounts import users
+    from labeler.accounts.roles import shell_authority
+    from labeler.errors import PermissionDenied
+    from labeler.judge.reveal import revealed_judge, set_revealed_judge
+
+    REFUSED = "a reviewer may not run the judge and define its metrics"
+    with shell_authority("setup"):
+        users.add_user(project, "rita", "reviewer", "rita-password-1", actor="setup")
+        users.add_user(project, "lea", "lead", "lea-password-12", actor="setup")
+    with JudgeServer() as clean:
+        with pytest.raises(PermissionDenied, match=REFUSED):
+            run_judge(project, options(clean, selection=CLEAN), actor="rita")
+        assert clean.calls == 0
+        assert judge_grades(project, NAME) == {}
+        summary = run_judge(project, options(clean, selection=CLEAN), actor="lea")
+        assert (summary.calls, summary.ratings_written, clean.calls) == (3, 3, 3)
+    with pytest.raises(PermissionDenied, match=REFUSED):
+        set_revealed_judge(project, NAME, actor="rita")
+    assert revealed_judge(project) is None
+    set_revealed_judge(project, NAME, actor="lea")
+    assert revealed_judge(project) == NAME

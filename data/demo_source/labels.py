@@ -85,3 +85,11 @@ DISAGREEMENTS = [
         "quote": "Orders paid fully or partly with a gift card are refunded to a gift card",
     },
 ]
+
+# The work a lead assigned (``labeler assign``), as the Team page shows it: every question a
+# reviewer graded was assigned to them (the eight both graded are the overlap), and each was
+# given a few more still to grade, two of them to both.
+ASSIGNED_TO_DO = {
+    "maria": ("q005", "q008", "q012", "q014", "q024", "q028"),
+    "tom": ("q017", "q018", "q020", "q022", "q024", "q028"),
+}

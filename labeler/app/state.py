@@ -34,6 +34,8 @@ from typing import Any, cast
 
 import streamlit as st
 
+from labeler.accounts import sessions
+from labeler.accounts.roles import Right, Role, may
 from labeler.app.widgets import markdown_escaped, note
 from labeler.config import exports_dir, resolve_db_path
 from labeler.errors import ConflictError, LabelerError
@@ -41,6 +43,8 @@ from labeler.store import Store
 from labeler.versions.writing import resign_recorded
 
 REVIEWER_KEY = "reviewer"
+ROLE_KEY = "auth_role"
+_TOKEN = "_auth_token"  # this browser tab's session token (server memory; the cookie's copy)
 
 _run = threading.local()
 
@@ -131,7 +135,53 @@ def store_fragment(
 
 
 def reviewer() -> str | None:
+    """Who is grading: the logged-in account on a team server, the name typed in single-person
+    mode (see ``labeler.app.auth``)."""
     return st.session_state.get(REVIEWER_KEY)
+
+
+def role() -> Role:
+    """The reviewer's role; in single-person mode, the one person is the owner."""
+    return Role(st.session_state.get(ROLE_KEY, Role.OWNER))
+
+
+def allowed(right: Right) -> bool:
+    """Whether the reviewer may do ``right`` (to hide what they may not; the core refuses it
+    anyway)."""
+    return may(role(), right)
+
+
+def session_token() -> str | None:
+    return st.session_state.get(_TOKEN)
+
+
+def sign_in(token: str, session: sessions.Session) -> None:
+    """This tab belongs to ``session`` from now on."""
+    st.session_state[_TOKEN] = token
+    st.session_state[REVIEWER_KEY] = session.account
+    st.session_state[ROLE_KEY] = session.role
+
+
+def sign_out() -> None:
+    """Forget who this tab belonged to (the session itself is ended by the caller)."""
+    for key in (_TOKEN, REVIEWER_KEY, ROLE_KEY):
+        st.session_state.pop(key, None)
+
+
+def session_live() -> bool:
+    """Asked before every action (``safely``): on a team server, this tab's session must still
+    be live (not logged out, not expired, its account not disabled), and its role is read
+    again. In single-person mode, true while the database still has no account."""
+    store = get_store()
+    if not store.accounts.any():
+        return _TOKEN not in st.session_state
+    token = st.session_state.get(_TOKEN)
+    session = sessions.resume(store, token) if token else None
+    if session is None or session.account != st.session_state.get(REVIEWER_KEY):
+        sign_out()
+        return False
+    st.session_state[ROLE_KEY] = session.role
+    return True
 
 
 @contextlib.contextmanager
@@ -172,10 +222,15 @@ def said(error: LabelerError) -> str:
 
 def safely(func: Callable[..., Any]) -> Callable[..., Any]:
     """The one error wrapper of widget callbacks: a user error becomes a message shown at the
-    top of the next run (``show_messages``), never a traceback."""
+    top of the next run (``show_messages``), never a traceback. It first checks that this tab's
+    session is still live (``session_live``): a logged-out, expired or disabled session does
+    nothing more, and the whole app reruns to the login."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if not session_live():
+            say("Your session has ended: log in again.", kind="warning")
+            st.rerun()
         try:
             return func(*args, **kwargs)
         except LabelerError as error:
@@ -247,18 +302,25 @@ def show_messages() -> None:
 
 __all__ = [
     "REVIEWER_KEY",
+    "ROLE_KEY",
     "CurrentStore",
     "Trail",
+    "allowed",
     "db_path",
     "exports_path",
     "flash",
     "get_store",
     "reviewer",
+    "role",
     "run_scope",
     "safely",
     "said",
     "say",
+    "session_live",
+    "session_token",
     "show_messages",
+    "sign_in",
+    "sign_out",
     "store_fragment",
     "uploaded",
     "user_errors",

@@ -15,6 +15,7 @@ from labeler.cli.reference import commands_table_markdown
 # command -> the module of labeler.cli that defines it.
 COMMANDS = {
     "adjudicate": "adjudicate",
+    "assign": "accounts",
     "agreement": "judge",
     "convert": "convert",
     "demo": "serve",
@@ -34,6 +35,7 @@ COMMANDS = {
     "search": "corpus",
     "serve": "serve",
     "status": "corpus",
+    "user": "accounts",
     "versions": "versions",
 }
 main.homes = COMMANDS

@@ -6,14 +6,18 @@ from pathlib import Path
 
 import click
 
-from labeler.cli.base import db_option, main, open_store
+from labeler.cli.base import acting_name, db_option, echo, main, open_store
 
 
 @main.command("adjudicate")
 @click.argument("question")
 @click.argument("chunk")
 @click.argument("grade", type=click.Choice(["0", "1", "2", "clear"]))
-@click.option("--reviewer", required=True, help="Who settles it (recorded in the history).")
+@click.option(
+    "--reviewer",
+    default=None,
+    help="Who settles it, for the history (default: --as NAME, else your user name).",
+)
 @click.option("--note", default=None, help="Why: kept with the adjudication.")
 @click.option(
     "--chunking", default=None, help="Chunking the chunk id refers to (default: current)."
@@ -23,7 +27,7 @@ def adjudicate_cmd(
     question: str,
     chunk: str,
     grade: str,
-    reviewer: str,
+    reviewer: str | None,
     note: str | None,
     chunking: str | None,
     db_path: Path,
@@ -34,16 +38,17 @@ def adjudicate_cmd(
 
     \b
     Example:
-        labeler adjudicate q17 orders-api-3 2 --reviewer lead --note "answers it fully"
+        labeler --as lead adjudicate q17 orders-api-3 2 --note "answers it fully"
     """
     from labeler.grading.disputes import adjudicate
 
     value = None if grade == "clear" else int(grade)
     with open_store(db_path) as store:
-        previous = adjudicate(store, question, chunk, value, reviewer, note, chunking=chunking)
+        who = reviewer or acting_name()
+        previous = adjudicate(store, question, chunk, value, who, note, chunking=chunking)
     before = "none" if previous is None else previous
     after = "none" if value is None else value
-    click.echo(f"Adjudicated {question} / {chunk}: {before} -> {after}")
+    echo(f"Adjudicated {question} / {chunk}: {before} -> {after}")
 
 
 __all__ = ["adjudicate_cmd"]

@@ -1,5 +1,15 @@
 """The click group, the shared ``--db`` option and the one translation of LabelerError.
 
+Who acts. The CLI acts for the person at the shell, who can read and write the database file
+anyway: every command runs inside ``labeler.accounts.shell_authority`` (no account's role limits
+it) for ``--as NAME`` (before the command) if given, else the operating system's user; that
+name is what the history records for the command's acts (an adjudication, a decision, an
+account change, an assignment).
+
+Output. Everything a command prints goes through ``echo``, which escapes the characters a
+terminal would act on (``labeler.names.terminal_safe``): a reviewer name, an id or a file's text
+never clears the screen or retitles the window.
+
 ``--db PATH`` is accepted before the command (``labeler --db x.db status``) as well as after
 it (``labeler status --db x.db``); the two must agree when both are given.
 
@@ -14,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import getpass
 import importlib
 import json
 import sys
@@ -26,9 +37,11 @@ import click
 from labeler import __version__
 from labeler.config import resolve_db_path
 from labeler.errors import LabelerError
+from labeler.names import check_name, terminal_safe
 
 DB_HELP = "SQLite database (default: $LABELER_DB, else ./labeler.db)."
 GROUP_DB = "labeler.db"  # where the group's --db waits for the command (ctx.meta)
+GROUP_AS = "labeler.as"  # where the group's --as waits for the command (ctx.meta)
 # The commands that bring data in, and so may create the database they are given (a group
 # names all its commands). Every other command needs a database that exists.
 CREATES_DATABASE = ("init", "import", "judge import", "demo")
@@ -53,10 +66,14 @@ class LabelerGroup(click.Group):
         return self.commands.get(cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:
+        from labeler.accounts.roles import shell_authority
+
         try:
-            return super().invoke(ctx)
+            # The authority is the shell's; the name a command records is acting_name()'s.
+            with shell_authority("shell"):
+                return super().invoke(ctx)
         except LabelerError as error:
-            click.echo(f"Error: {error}", err=True)
+            echo(f"Error: {error}", err=True)
             sys.exit(2)
 
 
@@ -69,8 +86,15 @@ class LabelerGroup(click.Group):
     default=None,
     help=DB_HELP + " Also accepted after the command.",
 )
+@click.option(
+    "--as",
+    "acting_as",
+    metavar="NAME",
+    default=None,
+    help="Who is acting, for the history (default: your operating-system user name).",
+)
 @click.pass_context
-def main(ctx: click.Context, db_path: str | None) -> None:
+def main(ctx: click.Context, db_path: str | None, acting_as: str | None) -> None:
     """Build, version and trust the labelled test sets that RAG retrievers are evaluated against.
 
     The database is chosen by --db PATH (before or after the command), else $LABELER_DB, else
@@ -81,6 +105,37 @@ def main(ctx: click.Context, db_path: str | None) -> None:
         labeler import chunks corpus.jsonl && labeler serve
     """
     ctx.meta[GROUP_DB] = db_path
+    ctx.meta[GROUP_AS] = acting_as
+
+
+def acting_name(ctx: click.Context | None = None) -> str:
+    """Who the command acts as: ``--as NAME``, else the operating system's user (by the one
+    name rule; a user name it refuses needs ``--as``)."""
+    ctx = ctx or click.get_current_context()
+    given = ctx.meta.get(GROUP_AS)
+    if given is not None:
+        return check_name(given, field="as", what="reviewer")
+    try:
+        user = getpass.getuser()
+    except (OSError, KeyError):
+        user = ""
+    try:
+        return check_name(user, field="as", what="reviewer")
+    except LabelerError:
+        msg = f"your user name {terminal_safe(repr(user))} is not a reviewer name: give --as NAME"
+        raise LabelerError(msg, field="as") from None
+
+
+def echo(message: object = "", *, err: bool = False, nl: bool = True) -> None:
+    """``click.echo`` of ``message`` made safe for a terminal (``terminal_safe``): the one way
+    a command prints."""
+    click.echo(terminal_safe(str(message)), err=err, nl=nl)
+
+
+def redraw(line: str) -> None:
+    """A progress line drawn over the last one on a terminal's stderr: our own carriage return
+    and erase-to-end-of-line around ``line``, which is escaped like everything else printed."""
+    click.echo("\r" + terminal_safe(line) + "\x1b[K", err=True, nl=False)
 
 
 def given_db(explicit: str | Path | None) -> str | Path | None:
@@ -184,7 +239,7 @@ def open_store(db_path: str | Path) -> Iterator[Any]:
 
 
 def echo_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False))
+    echo(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False))
 
 
 def quote(text: str | None, width: int = 100) -> str:
@@ -205,9 +260,11 @@ format_option = click.option(
 __all__ = [
     "CREATES_DATABASE",
     "DATABASE_OPTIONAL",
+    "acting_name",
     "command_name",
     "database",
     "db_option",
+    "echo",
     "echo_json",
     "format_option",
     "given_db",

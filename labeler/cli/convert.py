@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from labeler.cli.base import db_option, main, open_store
+from labeler.cli.base import db_option, echo, main, open_store
 from labeler.exporters.convert import FORMATS
 
 CONVERT_HELP = (
@@ -58,7 +58,7 @@ def convert_cmd(
     else:
         folder, trust = reading_trust(version)
     for path in convert(folder, formats, out=out, min_grade=min_grade, trust=trust):
-        click.echo(str(path))
+        echo(str(path))
 
 
 __all__ = ["convert_cmd"]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from labeler.cli.base import db_option, echo_json, format_option, main, open_store
+from labeler.cli.base import db_option, echo, echo_json, format_option, main, open_store
 from labeler.cli.imports import import_group
 
 
@@ -26,10 +26,8 @@ def init(db_path: Path) -> None:
     from labeler.versions.signing import project_key
 
     with open_store(db_path) as store:
-        click.echo(
-            f"Database ready: {store.path} (current chunking {store.corpus.current_chunking()!r})"
-        )
-        click.echo(
+        echo(f"Database ready: {store.path} (current chunking {store.corpus.current_chunking()!r})")
+        echo(
             f"Versions are signed with its key {project_key(store).public.fingerprint}"
             " (`labeler key show` prints the public key)"
         )
@@ -50,31 +48,31 @@ def status(fmt: str, db_path: Path) -> None:
     if fmt == "json":
         echo_json(data)
         return
-    click.echo(f"Database: {data['database']}")
-    click.echo(f"Current chunking: {data['current_chunking']}")
-    click.echo("Chunks:")
+    echo(f"Database: {data['database']}")
+    echo(f"Current chunking: {data['current_chunking']}")
+    echo("Chunks:")
     for name, count in data["chunkings"].items() or [("(none)", 0)]:
-        click.echo(f"  {name}: {count}")
-    click.echo(f"Documents: {data['documents']}")
+        echo(f"  {name}: {count}")
+    echo(f"Documents: {data['documents']}")
     by_status = ", ".join(f"{k} {v}" for k, v in sorted(data["questions_by_status"].items()))
-    click.echo(f"Questions: {data['questions']}" + (f" ({by_status})" if by_status else ""))
-    click.echo("Runs:")
+    echo(f"Questions: {data['questions']}" + (f" ({by_status})" if by_status else ""))
+    echo("Runs:")
     for name, run in data["runs"].items() or [("(none)", None)]:
-        click.echo(
+        echo(
             f"  {name}"
             + (f": {run['results']} results, {run['questions']} questions" if run else "")
         )
     labels = data["labels"]
-    click.echo(
+    echo(
         "Labels per grade: "
         + (", ".join(f"{g}: {n}" for g, n in labels["by_grade"].items()) or "none")
     )
-    click.echo(
+    echo(
         "Labels per reviewer: "
         + (", ".join(f"{r}: {n}" for r, n in labels["by_reviewer"].items()) or "none")
     )
-    click.echo(f"Questions marked unanswerable: {labels['unanswerable_questions']}")
-    click.echo(f"Questions fully graded: {data['fully_graded']} of {data['questions_accepted']}")
+    echo(f"Questions marked unanswerable: {labels['unanswerable_questions']}")
+    echo(f"Questions fully graded: {data['fully_graded']} of {data['questions_accepted']}")
 
 
 @main.command()
@@ -119,11 +117,11 @@ def search(
         )
         return
     if not hits:
-        click.echo("No matches.")
+        echo("No matches.")
     for rank, chunk in enumerate(hits, start=1):
-        click.echo(f"{rank:>3}. {chunk.id}" + (f"  ({chunk.title})" if chunk.title else ""))
+        echo(f"{rank:>3}. {chunk.id}" + (f"  ({chunk.title})" if chunk.title else ""))
         text = " ".join(chunk.text.split())
-        click.echo(f"     {text[:200]}{'…' if len(text) > 200 else ''}")
+        echo(f"     {text[:200]}{'…' if len(text) > 200 else ''}")
 
 
 __all__ = ["import_group", "init", "search", "status"]

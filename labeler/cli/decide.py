@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from labeler.cli.base import db_option, echo_json, main, open_store
+from labeler.cli.base import db_option, echo, echo_json, main, open_store
 
 POLICY_NAMES = ("median", "max", "min", "majority")
 
@@ -113,23 +113,23 @@ def next_command(
     if fmt == "json":
         echo_json(decision.as_dict())
         return
-    click.echo(decision.sentence())
-    click.echo(
+    echo(decision.sentence())
+    echo(
         f"{decision.metric} over {decision.questions} questions; {decision.labelled} of the"
         f" {decision.pool} pairs in the two runs' pool are labelled"
         + ("" if decision.exact else " (bounds partly sound, not exact: see docs/results.md)")
     )
     if decision.status == "proven":
-        click.echo("Nothing more to label: the comparison is proven.")
+        echo("Nothing more to label: the comparison is proven.")
         return
     if not decision.pairs:
         return
-    click.echo(f"\nNext {len(decision.pairs)} pairs to grade, most decisive first:")
+    echo(f"\nNext {len(decision.pairs)} pairs to grade, most decisive first:")
     width = max(len("question"), *(len(p.question) for p in decision.pairs))
     chunk_width = max(len("chunk"), *(len(p.chunk) for p in decision.pairs))
-    click.echo(f"{'question':<{width}}  {'chunk':<{chunk_width}}  weight")
+    echo(f"{'question':<{width}}  {'chunk':<{chunk_width}}  weight")
     for pair in decision.pairs:
-        click.echo(f"{pair.question:<{width}}  {pair.chunk:<{chunk_width}}  {pair.weight:.4f}")
+        echo(f"{pair.question:<{width}}  {pair.chunk:<{chunk_width}}  {pair.weight:.4f}")
 
 
 __all__ = ["next_command"]

@@ -3,12 +3,11 @@ candidates and the search box searches by meaning (issue #21, docs/dense.md)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
-from labeler.cli.base import db_option, format_option, main, open_store
+from labeler.cli.base import db_option, echo, echo_json, format_option, main, open_store
 
 STOPPED = 130  # the exit status of a command stopped by Ctrl-C
 
@@ -98,7 +97,7 @@ def embed_cmd(
             )
         except KeyboardInterrupt:
             bar.close()
-            click.echo(
+            echo(
                 f"Stopped after {bar.done} of {bar.total}: the vectors written are kept; run"
                 " labeler embed again to go on.",
                 err=True,
@@ -129,11 +128,11 @@ def embed_cmd(
             "depth": config.depth,
             "dense_pools": None if pools is None else pools.written,
         }
-        click.echo(json.dumps(data, ensure_ascii=False))
+        echo_json(data)
         return
-    click.echo(report.summary())
+    echo(report.summary())
     if pools is not None:
-        click.echo(pools.summary())
+        echo(pools.summary())
 
 
 __all__ = ["EmbedBar", "embed_cmd"]

@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from labeler.cli.base import database, echo_json, main, open_store
+from labeler.cli.base import database, echo, echo_json, main, open_store
 from labeler.errors import LabelerError
 from labeler.metrics.registry import DEFAULT_METRICS, metric_spellings
 from labeler.metrics.types import GAINS, ORDERS, Options
@@ -25,7 +25,7 @@ FORMATS = ("table", "json", "csv", "markdown")
 
 
 def _warn(message: str) -> None:
-    click.echo(f"Warning: {message}", err=True)
+    echo(f"Warning: {message}", err=True)
 
 
 def _run_argument(value: str) -> tuple[str | None, str]:
@@ -274,12 +274,12 @@ def eval_command(
     for warning in report.warnings:
         _warn(warning)
     if save_baseline:
-        click.echo(f"Baseline saved to {save_baseline}.", err=True)
+        echo(f"Baseline saved to {save_baseline}.", err=True)
     if per_question:
         report.write_per_question(per_question)
     _print(report, fmt, by_tag)
     if report.gate is not None:
-        click.echo(report.gate.summary(), err=True)
+        echo(report.gate.summary(), err=True)
         if not report.gate.passed:
             raise SystemExit(1)
 
@@ -333,7 +333,7 @@ def _print(report: Any, fmt: str, by_tag: bool) -> None:
         echo_json(report.to_json(by_tag=by_tag))
         return
     render = {"table": render_table, "csv": render_csv, "markdown": render_markdown}[fmt]
-    click.echo(render(report, by_tag=by_tag), nl=False)
+    echo(render(report, by_tag=by_tag), nl=False)
 
 
 @main.command("faithfulness")
@@ -388,7 +388,7 @@ def faithfulness_command(answers: str, contexts: str, threshold: float, fmt: str
     for check in checks:
         result = check.result
         score = "-" if result.score is None else f"{result.score:.4f}"
-        click.echo(
+        echo(
             f"{check.question_id}: {score} ({result.supported} of {result.counted} sentences"
             f" supported, {check.passages} passages)"
         )
@@ -396,9 +396,9 @@ def faithfulness_command(answers: str, contexts: str, threshold: float, fmt: str
             share = "    " if s.share is None else f"{s.share:.2f}"
             missing = [t for t in s.terms if t not in s.found]
             note = f"  [not in the passage: {', '.join(missing)}]" if s.supported is False else ""
-            click.echo(f"  {s.verdict:<9}  {share}  {s.text}{note}")
+            echo(f"  {s.verdict:<9}  {share}  {s.text}{note}")
     shown = "-" if mean is None else f"{mean:.4f}"
-    click.echo(
+    echo(
         f"\nMean faithfulness: {shown} over {len(checks)} answers (a lexical screen: it misses"
         " paraphrases and accepts copied words with a changed meaning)."
     )

@@ -8,6 +8,7 @@ import click
 
 from labeler.cli.base import (
     db_option,
+    echo,
     echo_json,
     format_option,
     main,
@@ -145,13 +146,11 @@ def export_cmd(
                 store, name, out=out, selection=selection, chunking=chunking, dry_run=dry_run
             )
         except DisagreementError as error:
-            click.echo("Disagreements (question / chunk: reviewer grade):", err=True)
+            echo("Disagreements (question / chunk: reviewer grade):", err=True)
             for item in error.disagreements[:SHOWN_DISAGREEMENTS]:
-                click.echo("  " + item.describe(), err=True)
+                echo("  " + item.describe(), err=True)
             if len(error.disagreements) > SHOWN_DISAGREEMENTS:
-                click.echo(
-                    f"  … and {len(error.disagreements) - SHOWN_DISAGREEMENTS} more", err=True
-                )
+                echo(f"  … and {len(error.disagreements) - SHOWN_DISAGREEMENTS} more", err=True)
             raise
     if fmt == "json":
         echo_json(result.as_dict())
@@ -159,35 +158,35 @@ def export_cmd(
     data = result.as_dict()
     counts = data["counts"]
     if result.status == "unchanged":
-        click.echo(
+        echo(
             f"Unchanged: v{result.version} already holds this content ({data['content_hash']});"
             " nothing written."
         )
         return
     verb = "Created" if result.status == "created" else "Would create"
     parent = f"parent v{data['parent']}" if data["parent"] else "first version"
-    click.echo(f"{verb} {shown_path(result.path)} ({parent}, chunking {data['chunking']!r})")
-    click.echo(
+    echo(f"{verb} {shown_path(result.path)} ({parent}, chunking {data['chunking']!r})")
+    echo(
         f"  questions: {counts['questions']} ({counts['unanswerable']} unanswerable;"
         f" {counts['answerable']} answerable, of which {counts.get('no_relevant_label', 0)} with"
         f" no relevant label at min grade {data['selection']['min_grade']})"
     )
-    click.echo(
+    echo(
         f"  qrels: {counts['qrels']} (grade {_grades(counts)}) over {counts['chunks']} chunks,"
         f" {counts['reviewers']} reviewer{'' if counts['reviewers'] == 1 else 's'}"
     )
-    click.echo(f"  content hash: {data['content_hash']}")
+    echo(f"  content hash: {data['content_hash']}")
     if data["changes"] and data["parent"] is not None:
-        click.echo(f"  {describe_changes(data['changes'], data['parent'])}")
+        echo(f"  {describe_changes(data['changes'], data['parent'])}")
     if data["stale_labels"]:
-        click.echo(
+        echo(
             f"Warning: {data['stale_labels']} stale label{'s' if data['stale_labels'] != 1 else ''}"
             " left out: their chunk's text changed since they were given; a reviewer confirms"
             " or changes them on the grading page.",
             err=True,
         )
     if data["missing_chunks"]:
-        click.echo(
+        echo(
             f"Warning: {data['missing_chunks']} graded chunks are no longer in chunking"
             f" {data['chunking']!r}; their grades were left out.",
             err=True,
@@ -207,20 +206,20 @@ def _completeness_lines(result) -> None:
     partial = plan.partial
     answerable = plan.counts["answerable"]
     ungraded = sum(c.ungraded for c in partial)
-    click.echo(
+    echo(
         f"  completeness: {len(partial)} of {answerable} answerable questions partial"
         + (f" ({ungraded} candidates ungraded)" if partial else "")
         + f"; required: {summary['rule']}"
     )
     if summary["left_out"]:
-        click.echo(
+        echo(
             f"Left out {len(summary['left_out'])} question(s) not {summary['rule']}:"
             f" {_listed(summary['left_out'])}",
             err=True,
         )
     if partial:
         shown = [f"{c.question_id} ({c.ungraded} ungraded; {c.depths()})" for c in partial]
-        click.echo(
+        echo(
             f"Warning: {len(partial)} question(s) partially graded; their ungraded candidates"
             f" count as not relevant in an evaluation: {_listed(shown)}. See the version's"
             " completeness.jsonl; --require-depth K leaves such questions out.",

@@ -14,7 +14,16 @@ from typing import Any
 
 import click
 
-from labeler.cli.base import DB_HELP, database, echo_json, main, open_store, quote
+from labeler.cli.base import (
+    DB_HELP,
+    acting_name,
+    database,
+    echo,
+    echo_json,
+    main,
+    open_store,
+    quote,
+)
 from labeler.importers.registry import IMPORT_KINDS, ImportKind, ImportOption, run_import
 
 PROGRESS_FROM_BYTES = 8 * 1024 * 1024
@@ -82,14 +91,14 @@ def show(outcome: Any, fmt: str) -> None:
         echo_json(outcome.data)
         return
     for line in outcome.lines:
-        click.echo(line)
+        echo(line)
     if outcome.unmatched_total:
-        click.echo(
+        echo(
             f"Unmatched contexts (first {len(outcome.unmatched)} of {outcome.unmatched_total}),"
             f" chunking {outcome.chunking!r}:"
         )
         for item in outcome.unmatched:
-            click.echo(f"  line {item.line} ({item.question_id}): {quote(item.preview(90))}")
+            echo(f"  line {item.line} ({item.question_id}): {quote(item.preview(90))}")
 
 
 def import_command(kind: ImportKind) -> click.Command:
@@ -116,7 +125,7 @@ def import_command(kind: ImportKind) -> click.Command:
             open_store(database(db_path)) as store,
             file_progress(kind.progress_file(path), kind.name) as progress,
         ):
-            outcome = run_import(kind, store, path, values, progress=progress)
+            outcome = run_import(kind, store, path, values, actor=acting_name(), progress=progress)
         show(outcome, fmt)
 
     return click.Command(

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from labeler.cli import judge_run
-from labeler.cli.base import db_option, echo_json, main, open_store
+from labeler.cli.base import acting_name, db_option, echo, echo_json, main, open_store
 
 FORMATS = ("table", "json", "markdown")
 _table_or_json = click.option(
@@ -40,7 +40,7 @@ def _echo_result(result, out_format: str) -> None:
     if out_format == "json":
         echo_json(result.as_dict())
     else:
-        click.echo(result.summary())
+        echo(result.summary())
 
 
 def _parse_options(metric_scales: tuple[str, ...], thresholds: tuple[str, ...]) -> tuple:
@@ -122,6 +122,7 @@ def import_cmd(
             judge=judge,
             reviewer=reviewer,
             chunking=chunking,
+            actor=acting_name(),
         )
     _echo_result(result, out_format)
 
@@ -176,6 +177,7 @@ def sample_cmd(
             disagreements=disagreements,
             name=name,
             replace=replace,
+            created_by=acting_name(),
         )
     _echo_result(plan, out_format)
 
@@ -212,7 +214,7 @@ def report_cmd(
     if out_format == "json":
         echo_json(report.as_dict())
     else:
-        click.echo(render_report(report, markdown=out_format == "markdown"), nl=False)
+        echo(render_report(report, markdown=out_format == "markdown"), nl=False)
 
 
 @judge_group.command("export")
@@ -252,7 +254,7 @@ def export_cmd(
         return
     path = write_json(data, out)
     counts = ", ".join(f"{name} {len(samples)}" for name, samples in data.items()) or "nothing"
-    click.echo(f"Wrote {path} ({target}): {counts}")
+    echo(f"Wrote {path} ({target}): {counts}")
 
 
 @judge_group.command("metrics")
@@ -273,12 +275,12 @@ def metrics_cmd(out_format: str, db_path: Path) -> None:
         echo_json([m.as_dict() for m in found])
         return
     if not found:
-        click.echo("No metrics yet: import a judge's verdicts with `labeler judge import FILE`.")
+        echo("No metrics yet: import a judge's verdicts with `labeler judge import FILE`.")
     for m in found:
         scale = m.scale
         if m.threshold is not None:
             scale += f", passes at {m.pass_when} {m.threshold:g} ({m.threshold_source})"
-        click.echo(
+        echo(
             f"{m.name}: {scale}; judges {', '.join(m.judges) or 'none'};"
             f" {m.model_ratings} judge and {m.human_ratings} people's ratings"
             + (f"; plans {', '.join(m.plans)}" if m.plans else "")
@@ -321,8 +323,9 @@ def define_cmd(
             threshold=threshold,
             pass_when=pass_when,
             definition=definition,
+            actor=acting_name(),
         )
-    click.echo(f"{name}: {'saved' if changed else 'unchanged'}")
+    echo(f"{name}: {'saved' if changed else 'unchanged'}")
 
 
 @main.command("agreement")
@@ -354,7 +357,7 @@ def agreement_cmd(tag: str | None, top: int, out_format: str, db_path: Path) -> 
     if out_format == "json":
         echo_json(found.as_dict())
     else:
-        click.echo(render_agreement(found, markdown=out_format == "markdown"), nl=False)
+        echo(render_agreement(found, markdown=out_format == "markdown"), nl=False)
 
 
 # The commands that run a judge (``judge run``, ``prompt``, ``ratings``, ``reveal``) live in

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from labeler.cli.base import db_option, echo_json, open_store
+from labeler.cli.base import acting_name, db_option, echo, echo_json, open_store, redraw
 from labeler.errors import LabelerError
 
 METRIC_HELP = "relevance (a question's chunks) or faithfulness (answers against their passages)."
@@ -71,14 +71,14 @@ class ProgressBar:
             f" tokens {p.tokens_in} in {p.tokens_out} out, ETA {_duration(p.eta)}"
         )
         if self.tty:
-            click.echo("\r" + line + "\x1b[K", err=True, nl=False)
+            redraw(line)
             self.drawn = True
         else:
-            click.echo(line, err=True)
+            echo(line, err=True)
 
     def close(self) -> None:
         if self.drawn:
-            click.echo("", err=True)
+            echo("", err=True)
 
 
 @click.command("run")
@@ -185,17 +185,17 @@ def run_cmd(
     with open_store(db_path) as store:
         plan = plan_run(store, options)
         if dry_run:
-            echo_json(plan.as_dict()) if out_format == "json" else click.echo(plan.summary())
+            echo_json(plan.as_dict()) if out_format == "json" else echo(plan.summary())
             return
         bar = ProgressBar() if out_format == "table" else None
         try:
-            summary = run_judge(store, options, plan=plan, on_progress=bar)
+            summary = run_judge(store, options, plan=plan, on_progress=bar, actor=acting_name())
         except KeyboardInterrupt as stop:
             if bar:
                 bar.close()
             done = getattr(stop, "summary", None)
             if done is not None:
-                click.echo(done.summary(), err=True)
+                echo(done.summary(), err=True)
             sys.exit(130)
         finally:
             if bar:
@@ -203,7 +203,7 @@ def run_cmd(
     if out_format == "json":
         echo_json(summary.as_dict())
     else:
-        click.echo(summary.summary())
+        echo(summary.summary())
 
 
 @click.command("prompt")
@@ -220,8 +220,8 @@ def prompt_cmd(metric: str, prompt_file: str | None) -> None:
         labeler judge prompt --metric relevance > my-prompt.txt
     """
     prompt = _prompt(metric, prompt_file)
-    click.echo(f"{prompt.version} {prompt.short_hash} ({prompt.source})", err=True)
-    click.echo(prompt.text, nl=False)
+    echo(f"{prompt.version} {prompt.short_hash} ({prompt.source})", err=True)
+    echo(prompt.text, nl=False)
 
 
 @click.command("ratings")
@@ -277,7 +277,7 @@ def reveal_cmd(judge: str | None, off: bool, db_path: Path) -> None:
 
     \b
     Example:
-        labeler judge reveal qwen2.5:7b@relevance-v1-3fa2c1d0
+        labeler judge reveal qwen2.5_7b.relevance-v1-3fa2c1d0
     """
     from labeler.judge.reveal import revealed_judge, set_revealed_judge
 
@@ -285,12 +285,12 @@ def reveal_cmd(judge: str | None, off: bool, db_path: Path) -> None:
         raise click.UsageError("give a judge or --off, not both")
     with open_store(db_path) as store:
         if judge or off:
-            set_revealed_judge(store, None if off else judge)
+            set_revealed_judge(store, None if off else judge, actor=acting_name())
         shown = revealed_judge(store)
     if shown:
-        click.echo(f"Reviewers see {shown}'s grade after giving their own.")
+        echo(f"Reviewers see {shown}'s grade after giving their own.")
     else:
-        click.echo("Reviewers see no judge's grade.")
+        echo("Reviewers see no judge's grade.")
 
 
 __all__ = ["prompt_cmd", "ratings_cmd", "reveal_cmd", "run_cmd"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from labeler.cli.base import db_option, echo_json, main, open_store
+from labeler.cli.base import db_option, echo, echo_json, main, open_store
 
 KEY_FORMATS = ("pem", "base64", "json")
 
@@ -67,8 +67,8 @@ def key_show(fmt: str, db_path: Path) -> None:
             }
         )
         return
-    click.echo(f"Ed25519 public key {public.fingerprint}", err=True)
-    click.echo(public.pem().rstrip("\n") if fmt == "pem" else public.base64())
+    echo(f"Ed25519 public key {public.fingerprint}", err=True)
+    echo(public.pem().rstrip("\n") if fmt == "pem" else public.base64())
 
 
 @key_group.command("export-public")
@@ -85,7 +85,7 @@ def key_export_public(file: str, db_path: Path) -> None:
 
     public, _ = _public_key(db_path)
     path = write_public_key(file, public)
-    click.echo(f"Wrote {path} ({public.fingerprint})")
+    echo(f"Wrote {path} ({public.fingerprint})")
 
 
 __all__ = ["key_export_public", "key_group", "key_show"]

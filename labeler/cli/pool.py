@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from labeler.cli.base import db_option, echo_json, main, open_store
+from labeler.cli.base import db_option, echo, echo_json, main, open_store
 from labeler.errors import LabelerError, NotFoundError
 
 
@@ -93,21 +93,21 @@ def pool_cmd(
             ) as bar:
                 report = worker.compute_pools(store, ids, chunking, progress=bar.update)
             if fmt == "table":
-                click.echo(report.summary())
+                echo(report.summary())
             else:
                 data = {
                     "computed": report.written,
                     "current": report.current,
                     "seconds": round(report.seconds, 3),
                 }
-                click.echo(json.dumps(data, ensure_ascii=False))
+                echo(json.dumps(data, ensure_ascii=False))
             return
         pools = candidates.inspect_pools(store, ids, chunking)
     if fmt == "json":
         echo_json(pools)
     elif fmt == "jsonl":
         for entry in pools:
-            click.echo(json.dumps(entry, ensure_ascii=False))
+            echo(json.dumps(entry, ensure_ascii=False))
     else:
         rows = [
             (p["question"], c["chunk"], _describe(c["sources"]))
@@ -115,11 +115,9 @@ def pool_cmd(
             for c in p["candidates"]
         ]
         widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(("q", "c"))]
-        click.echo(f"{'question':<{max(widths[0], 8)}}  {'chunk':<{max(widths[1], 5)}}  sources")
+        echo(f"{'question':<{max(widths[0], 8)}}  {'chunk':<{max(widths[1], 5)}}  sources")
         for question_id, chunk_id, sources in rows:
-            click.echo(
-                f"{question_id:<{max(widths[0], 8)}}  {chunk_id:<{max(widths[1], 5)}}  {sources}"
-            )
+            echo(f"{question_id:<{max(widths[0], 8)}}  {chunk_id:<{max(widths[1], 5)}}  {sources}")
         empty = [p["question"] for p in pools if not p["candidates"]]
         if empty:
-            click.echo(f"No candidates yet: {', '.join(empty)}")
+            echo(f"No candidates yet: {', '.join(empty)}")

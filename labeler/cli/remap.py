@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from labeler.cli.base import db_option, echo_json, main, open_store
+from labeler.cli.base import db_option, echo, echo_json, main, open_store
 
 SHOWN_QUESTIONS = 20
 
@@ -80,21 +80,21 @@ def _table(result, report: str | None, current: str) -> None:
     plan = result.plan
     counts = plan.counts()
     methods = ", ".join(f"{name} {n}" for name, n in counts["by_method"].items())
-    click.echo(
+    echo(
         f"Remap {plan.from_chunking} -> {plan.to_chunking} (min coverage {plan.min_coverage:g}):"
         f" {counts['labels']} labels, {len(plan.label_mappings())} mappings"
     )
-    click.echo(f"  applied  {counts['applied']:>6}  ({methods})")
+    echo(f"  applied  {counts['applied']:>6}  ({methods})")
     queued = f"  queued   {counts['queued']:>6}"
     if counts["queued"]:
         queued += "  review them in the app: labeler serve, then Label > Remap queue"
         if result.reviewed:
             queued += f" ({result.reviewed} already decided there)"
-    click.echo(queued)
-    click.echo(f"  lost     {counts['lost']:>6}")
+    echo(queued)
+    echo(f"  lost     {counts['lost']:>6}")
     adjudications = counts["adjudications"]
     if adjudications["total"]:
-        click.echo(
+        echo(
             f"  adjudications: {adjudications['applied']} carried,"
             f" {adjudications['not_carried']} not carried (adjudicate them again after review)"
         )
@@ -117,31 +117,31 @@ def _table(result, report: str | None, current: str) -> None:
             f" {result.adjudications_withdrawn} withdrawn"
         )
     parts.append(f"{result.marks_carried} unanswerable marks carried")
-    click.echo(f"{verb}: " + "; ".join(parts) + ".")
+    echo(f"{verb}: " + "; ".join(parts) + ".")
     if result.dry_run:
-        click.echo("Dry run: nothing was written to the database.")
+        echo("Dry run: nothing was written to the database.")
     rows = plan.per_question()
     shown = sorted(rows, key=lambda r: (-(r["queued"] + r["lost"]), r["question"]))
     shown = shown[:SHOWN_QUESTIONS]
     if shown:
-        click.echo("")
-        click.echo(f"{'question':<24} {'labels':>7} {'applied':>8} {'queued':>7} {'lost':>5}")
+        echo("")
+        echo(f"{'question':<24} {'labels':>7} {'applied':>8} {'queued':>7} {'lost':>5}")
         for row in shown:
-            click.echo(
+            echo(
                 f"{row['question']:<24} {row['labels']:>7} {row['applied']:>8}"
                 f" {row['queued']:>7} {row['lost']:>5}"
             )
         if len(rows) > len(shown):
             more = f"... and {len(rows) - len(shown)} more questions"
-            click.echo(more + ("" if report else " (--report FILE lists every mapping)"))
+            echo(more + ("" if report else " (--report FILE lists every mapping)"))
     if report:
-        click.echo(f"Every mapping: {report}")
+        echo(f"Every mapping: {report}")
     if result.dry_run:
         return
     if current == plan.to_chunking:
-        click.echo(f"The app now grades {plan.to_chunking!r}; export: labeler export NAME")
+        echo(f"The app now grades {plan.to_chunking!r}; export: labeler export NAME")
     else:
-        click.echo(
+        echo(
             f"Next: export on the new chunking, e.g. labeler export NAME --chunking"
             f" {plan.to_chunking} (or remap again with --make-current to grade it in the app)"
         )

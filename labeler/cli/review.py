@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from labeler.cli.base import db_option, echo_json, main, open_store
+from labeler.cli.base import acting_name, db_option, echo, echo_json, main, open_store
 from labeler.spreadsheet import csv_text
 
 STATUS_CHOICES = ("pending", "accepted", "rejected", "all")
@@ -95,7 +95,7 @@ def list_cmd(
         # pure-Python one: a second for 50,000 questions), built once for all of them.
         encode = json.JSONEncoder(ensure_ascii=False).encode
         lines = ",\n".join(encode(row) for row in rows)
-        click.echo('{"questions": [\n' + lines + "\n]}" if rows else '{"questions": []}')
+        echo('{"questions": [\n' + lines + "\n]}" if rows else '{"questions": []}')
         return
     if fmt == "csv":
         header = ("id", "status", "generator", "synthesizer", "persona", "flags", "text")
@@ -111,24 +111,26 @@ def list_cmd(
             )
             for row in rows
         )
-        click.echo(csv_text([header, *cells]), nl=False)
+        echo(csv_text([header, *cells]), nl=False)
         return
     if not rows:
-        click.echo("No generated questions match.")
+        echo("No generated questions match.")
         return
     for row in rows:
         source = " / ".join(v for v in (row["generator"], row["synthesizer"]) if v)
-        click.echo(f"{row['id']}  [{row['status']}]  {source}")
-        click.echo(f"    {_short(row['text'], 110)}")
+        echo(f"{row['id']}  [{row['status']}]  {source}")
+        echo(f"    {_short(row['text'], 110)}")
         for f in row["flags"]:
-            click.echo(f"    ! {f['name']}: {f['reason']}")
-    click.echo(f"{len(rows)} question{'s' if len(rows) != 1 else ''}.")
+            echo(f"    ! {f['name']}: {f['reason']}")
+    echo(f"{len(rows)} question{'s' if len(rows) != 1 else ''}.")
 
 
 def _reviewer_option(func):
-    return click.option("--reviewer", required=True, help="Who decides (recorded in the history).")(
-        func
-    )
+    return click.option(
+        "--reviewer",
+        default=None,
+        help="Who decides, for the history (default: --as NAME, else your user name).",
+    )(func)
 
 
 @review_group.command("accept")
@@ -141,7 +143,7 @@ def _reviewer_option(func):
 @_reviewer_option
 @db_option
 def accept_cmd(
-    question_ids: tuple[str, ...], confirm_sources: bool, reviewer: str, db_path: Path
+    question_ids: tuple[str, ...], confirm_sources: bool, reviewer: str | None, db_path: Path
 ) -> None:
     """Accept generated questions: they join the grading queue, their source chunks in the
     pool. An unknown id (or a human question) changes nothing and exits with code 2.
@@ -154,9 +156,13 @@ def accept_cmd(
 
     with open_store(db_path) as store:
         result = decide_many(
-            store, question_ids, reviewer, "accept", confirm_sources=confirm_sources
+            store,
+            question_ids,
+            reviewer or acting_name(),
+            "accept",
+            confirm_sources=confirm_sources,
         )
-    click.echo(result.summary("accepted") + ".")
+    echo(result.summary("accepted") + ".")
 
 
 @review_group.command("reject")
@@ -171,7 +177,11 @@ def accept_cmd(
 @_reviewer_option
 @db_option
 def reject_cmd(
-    question_ids: tuple[str, ...], reason: str, note: str | None, reviewer: str, db_path: Path
+    question_ids: tuple[str, ...],
+    reason: str,
+    note: str | None,
+    reviewer: str | None,
+    db_path: Path,
 ) -> None:
     """Reject generated questions with a reason from the fixed list. An unknown id or reason
     changes nothing and exits with code 2.
@@ -183,8 +193,10 @@ def reject_cmd(
     from labeler.review import decide_many
 
     with open_store(db_path) as store:
-        result = decide_many(store, question_ids, reviewer, "reject", reason=reason, note=note)
-    click.echo(result.summary("rejected") + ".")
+        result = decide_many(
+            store, question_ids, reviewer or acting_name(), "reject", reason=reason, note=note
+        )
+    echo(result.summary("rejected") + ".")
 
 
 def _rate(value: float | None) -> str:
@@ -212,7 +224,7 @@ def stats_cmd(fmt: str, db_path: Path) -> None:
     if fmt == "json":
         echo_json(data)
         return
-    click.echo(
+    echo(
         f"Generated questions: {data['total']} ({data['remaining']} to review,"
         f" {data['accepted']} accepted, {data['rejected']} rejected;"
         f" acceptance {_rate(data['acceptance'])})"
@@ -222,23 +234,23 @@ def stats_cmd(fmt: str, db_path: Path) -> None:
         ("by_synthesizer", "synthesizer"),
         ("by_persona", "persona"),
     ):
-        click.echo(f"By {title}:")
+        echo(f"By {title}:")
         for row in data[key]:
-            click.echo(
+            echo(
                 f"  {row['value'] or '(none)'}: {_rate(row['acceptance'])} accepted"
                 f" ({row['accepted']} of {row['accepted'] + row['rejected']} decided,"
                 f" {row['pending']} to review)"
             )
-    click.echo("Reject reasons:")
+    echo("Reject reasons:")
     for row in data["reject_reasons"] or [{"label": "(none yet)", "count": ""}]:
-        click.echo(f"  {row['label']}: {row['count']}")
+        echo(f"  {row['label']}: {row['count']}")
     median = data["median_seconds"]
-    click.echo(
+    echo(
         "Median time per decision: "
         + (f"{median:.1f} s ({data['timed_decisions']} timed)" if median is not None else "-")
     )
     flags = ", ".join(f"{n} {c}" for n, c in data["pending_flags"].items()) or "none"
-    click.echo(f"Flags among questions to review: {flags}")
+    echo(f"Flags among questions to review: {flags}")
 
 
 @review_group.command("flags")
@@ -275,8 +287,8 @@ def flags_cmd(fmt: str, db_path: Path, **settings: object) -> None:
         echo_json({"config": config.as_dict(), "flagged": counts, "flagged_pending": pending})
         return
     for name, value in config.as_dict().items():
-        click.echo(f"{name}: {value}")
-    click.echo(
+        echo(f"{name}: {value}")
+    echo(
         "Flagged (to review / all): "
         + (", ".join(f"{n} {pending.get(n, 0)}/{c}" for n, c in counts.items()) or "none")
     )

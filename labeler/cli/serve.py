@@ -1,7 +1,14 @@
-"""Commands that start the app: serve and demo."""
+"""Commands that start the app: serve and demo.
+
+The database chooses the mode. With no account it is one person's app on their own machine:
+it listens only on a loopback address, and ``--address 0.0.0.0`` (or any other) is refused,
+saying how to add an account. With an account, every page asks for a login first (a team
+server), and any address may be given.
+"""
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import subprocess
 import sys
@@ -11,7 +18,8 @@ from typing import Any
 
 import click
 
-from labeler.cli.base import db_option, given_db, main, open_store
+from labeler.cli.base import db_option, echo, given_db, main, open_store
+from labeler.errors import LabelerError
 
 APP = Path(__file__).resolve().parents[1] / "app" / "streamlit_app.py"
 
@@ -49,9 +57,31 @@ def streamlit_command(port: int, *, address: str = "localhost") -> list[str]:
     ]
 
 
+def is_loopback(address: str) -> bool:
+    """Whether ``address`` only reaches this machine: ``localhost`` or a loopback IP."""
+    if address.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(address.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_address(has_accounts: bool, address: str, db_path: Path) -> None:
+    """Refuse to serve a database without accounts beyond this machine."""
+    if has_accounts or is_loopback(address):
+        return
+    msg = (
+        f"{address} would serve this project to the network with no login. Add an account"
+        f" first (it makes the app ask everyone to log in): labeler --db {db_path} user add"
+        " NAME --role owner. Without one, serve on localhost."
+    )
+    raise LabelerError(msg, field="address")
+
+
 def run_app(db_path: Path, port: int, address: str) -> None:
     env = dict(os.environ, LABELER_DB=str(Path(db_path).resolve()))
-    click.echo(f"Serving {db_path} at http://{address}:{port}  (Ctrl+C to stop)")
+    echo(f"Serving {db_path} at http://{address}:{port}  (Ctrl+C to stop)")
     try:
         raise SystemExit(subprocess.call(streamlit_command(port, address=address), env=env))
     except KeyboardInterrupt:
@@ -80,8 +110,8 @@ def serve(port: int, address: str, db_path: Path) -> None:
     Example:
         labeler serve --db project.db --port 8502
     """
-    with open_store(db_path):
-        pass  # creates and migrates the database before the app opens it
+    with open_store(db_path) as store:  # creates and migrates the database before the app
+        check_address(store.accounts.any(), address, db_path)
     run_app(db_path, port, address)
 
 
@@ -97,9 +127,9 @@ def _embed_demo(store: Any) -> None:
     finally:
         bar.close()
     for report in reports:
-        click.echo(report.summary())
+        echo(report.summary())
     if not reports:
-        click.echo(f"No dense candidates: {INSTALL_HINT}, then labeler demo again.")
+        echo(f"No dense candidates: {INSTALL_HINT}, then labeler demo again.")
 
 
 @main.command()
@@ -131,8 +161,9 @@ def demo(port: int, address: str, reset: bool, no_serve: bool, db_path: Path | N
         for suffix in ("", "-wal", "-shm"):
             Path(f"{db_path}{suffix}").unlink(missing_ok=True)
     with open_store(db_path) as store:
+        check_address(store.accounts.any(), address, db_path)
         for report in load_demo(store):
-            click.echo(report.summary())
+            echo(report.summary())
         _embed_demo(store)
     if not no_serve:
         run_app(db_path, port, address)

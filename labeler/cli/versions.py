@@ -9,6 +9,7 @@ import click
 
 from labeler.cli.base import (
     db_option,
+    echo,
     echo_json,
     format_option,
     main,
@@ -86,12 +87,12 @@ def versions_cmd(name: str, out: str | None, fmt: str, db_path: Path) -> None:
     if fmt == "json":
         echo_json([info.as_dict() for info in infos])
     elif not infos:
-        click.echo(
+        echo(
             f"No versions of {name!r} in {shown_path(out)}"
             f" (create one with `labeler export {name}`)."
         )
     for info in infos if fmt == "text" else ():
-        click.echo(_version_line(info))
+        echo(_version_line(info))
     check_intact(infos)
 
 
@@ -129,7 +130,7 @@ def verify_cmd(path: str, public_key: str | None, fmt: str, db_path: Path) -> No
         echo_json([info.as_dict() for info in infos])
     else:
         for info in infos:
-            click.echo(f"{'ok' if info.intact else 'FAILED'}  {info.path}  {info.status()}")
+            echo(f"{'ok' if info.intact else 'FAILED'}  {info.path}  {info.status()}")
     broken = [info for info in infos if not info.intact]
     if broken:
         msg = (
@@ -191,23 +192,23 @@ def diff_cmd(name: str, old: str, new: str, out: str | None, fmt: str, db_path: 
         echo_json({"name": name, "old": old_path.name, "new": new_path.name, **diff.as_dict()})
         return
     summary = diff.summary()
-    click.echo(f"{name} {old_path.name} -> {new_path.name}")
-    click.echo(
+    echo(f"{name} {old_path.name} -> {new_path.name}")
+    echo(
         f"questions: {summary['questions_added']} added, {summary['questions_removed']} removed,"
         f" {summary['questions_edited']} edited"
     )
-    click.echo(
+    echo(
         f"labels: {summary['labels_added']} added, {summary['labels_removed']} removed,"
         f" {summary['labels_regraded']} regraded"
     )
     if summary["chunks_changed"]:
-        click.echo(f"chunks: {summary['chunks_changed']} changed")
+        echo(f"chunks: {summary['chunks_changed']} changed")
     if diff.empty:
-        click.echo("No differences.")
+        echo("No differences.")
         return
-    click.echo("")
+    echo("")
     for line in _diff_lines(diff):
-        click.echo(line)
+        echo(line)
 
 
 __all__ = ["diff_cmd", "verify_cmd", "versions_cmd", "versions_group"]

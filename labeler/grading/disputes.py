@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from labeler.accounts.roles import Right, require
 from labeler.grading.consensus import consensus
 from labeler.models import GRADE_LABELS, Grade
-from labeler.store import Store
+from labeler.store import Store, check_reviewer
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,8 +163,9 @@ def adjudicate(
     An adjudicated grade wins over the reviewers' grades (see ``labeler.grading.consensus``).
     Returns the previously adjudicated grade; the act is kept in the label history (actions
     ``adjudicate`` and ``unadjudicate``, with who, when, old and new grade and the note), which
-    ``adjudication_history`` lists.
+    ``adjudication_history`` lists. Only a lead (or an owner) adjudicates on a team server.
     """
+    require(store, check_reviewer(reviewer), Right.ADJUDICATE)
     chunking = chunking or store.corpus.current_chunking()
     return store.adjudications.set(question_id, chunking, chunk_id, grade, reviewer, note=note)
 

@@ -5,6 +5,16 @@ without a browser (which question comes next is ``labeler.grading.queues``, whic
 grades ``labeler.grading.cursor``). Progress is kept per question in the store after every
 change, so the page's counters are one cheap count instead of a walk over every pool.
 
+**Blind grading.** Other reviewers' grades on a question are shown to a reviewer only once they
+have given a current grade to every candidate themselves; marking the question unanswerable
+does not show them (it is a verdict on the question, not a look at each chunk). The first time
+they are shown, the history records it (``saw others``); every later change the reviewer makes
+on that question is marked in the history as made after seeing others, and agreement
+statistics read each reviewer's grades as they stood before (``store.labels.blind_labels``).
+
+**Who.** Every call names the reviewer it acts for, and asks ``labeler.accounts.require`` first:
+on a team server only an enabled account may grade (see ``labeler.accounts.roles``).
+
 A label is **stale** when its chunk's text was replaced after it was given (``labeler import
 chunks --replace-text``): it counts as ungraded, for progress and for the cursor, and exports
 leave it out until the reviewer confirms it (the same grade again) or changes it.
@@ -15,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from labeler.accounts.roles import Right, require
 from labeler.errors import NotFoundError
 from labeler.grading.candidates import PoolEntry, pool
 from labeler.grading.completion import save_progress
@@ -65,6 +76,7 @@ class QuestionView:
     unanswerable: bool
     skipped: bool
     complete: bool
+    # Whether others' grades may be shown: the reviewer has a current grade on every candidate.
     others_visible: bool
     # Reviewers (other than this one) who marked the question unanswerable; shown once visible.
     others_unanswerable: tuple[str, ...]
@@ -90,8 +102,10 @@ def _question(store: Store, question_id: str) -> Question:
 def open_question(
     store: Store, question_id: str, reviewer: str, *, chunking: str | None = None
 ) -> QuestionView:
-    """Everything the grading page shows for one question and one reviewer."""
+    """Everything the grading page shows for one question and one reviewer; others' grades
+    only once the reviewer has graded every candidate (the blind rule, module docstring)."""
     reviewer = check_reviewer(reviewer)
+    require(store, reviewer, Right.GRADE)
     chunking = chunking or store.corpus.current_chunking()
     question = _question(store, question_id)
     entries = pool(store, question, chunking)
@@ -103,11 +117,22 @@ def open_question(
     )
     complete = progress.get(reviewer, (0, 0, False))[2]
     mine = {r["chunk_id"]: r for r in labels if r["reviewer"] == reviewer}
+    in_pool = [e.chunk_id for e in entries if e.chunk_id in chunks]
+    visible = bool(in_pool) and all(c in mine and mine[c]["state"] == "current" for c in in_pool)
     others: dict[str, list[tuple[str, Grade]]] = {}
-    if complete:
+    if visible:
         for r in labels:
             if r["reviewer"] != reviewer and r["state"] == "current":
                 others.setdefault(r["chunk_id"], []).append((r["reviewer"], Grade(r["grade"])))
+    others_unanswerable = (
+        tuple(sorted(r for r, m in marks.items() if r != reviewer and m["unanswerable"]))
+        if visible
+        else ()
+    )
+    if (others or others_unanswerable) and not store.labels.has_seen_others(
+        question_id, chunking, reviewer
+    ):
+        store.labels.saw_others(question_id, chunking, reviewer)
     my_marks = marks.get(reviewer, {})
     verdicts = _judge_verdicts(store, question_id, chunking, mine)
     candidates = tuple(
@@ -131,12 +156,8 @@ def open_question(
         unanswerable=my_marks.get("unanswerable", False),
         skipped=my_marks.get("skipped", False),
         complete=complete,
-        others_visible=complete,
-        others_unanswerable=tuple(
-            sorted(r for r, m in marks.items() if r != reviewer and m["unanswerable"])
-        )
-        if complete
-        else (),
+        others_visible=visible,
+        others_unanswerable=others_unanswerable,
     )
 
 
@@ -176,6 +197,7 @@ def grade(
 
     The same grade on a stale label confirms it for the chunk's new text.
     """
+    require(store, check_reviewer(reviewer), Right.GRADE)
     chunking = chunking or store.corpus.current_chunking()
     with store.write():
         previous = store.labels.set_grade(
@@ -196,6 +218,7 @@ def set_note(
 ) -> bool:
     """A note explains a grade: it needs one, and never changes it (read and written in one
     transaction, so a regrade in another tab is never undone). True if the note changed."""
+    require(store, check_reviewer(reviewer), Right.GRADE)
     chunking = chunking or store.corpus.current_chunking()
     return store.labels.set_note(question_id, chunking, chunk_id, reviewer, note)
 
@@ -210,6 +233,7 @@ def mark(
     chunking: str | None = None,
 ) -> None:
     """Mark a question unanswerable (no chunk in the corpus answers it) or skipped, or unmark."""
+    require(store, check_reviewer(reviewer), Right.GRADE)
     chunking = chunking or store.corpus.current_chunking()
     with store.write():
         if unanswerable is not None:
@@ -227,6 +251,7 @@ def add_candidate(
     """Add a chunk found with the search box to the question's pool; True if it was new."""
     chunking = chunking or store.corpus.current_chunking()
     reviewer = check_reviewer(reviewer)
+    require(store, reviewer, Right.GRADE)
     _question(store, question_id)
     if store.corpus.get_chunk(chunking, chunk_id) is None:
         msg = f"unknown chunk {chunk_id!r} in chunking {chunking!r}"

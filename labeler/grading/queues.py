@@ -17,11 +17,20 @@ def _by_id(store: Store, chunking: str, reviewer: str, tag: str | None) -> list[
     return sorted(store.questions.queue(chunking, reviewer, tag=tag), key=lambda r: r["id"])
 
 
-DEFAULT_QUEUE = "by-id"
-BY_ID = Queue(DEFAULT_QUEUE, "every question, by id", _by_id)
+def _assigned_first(store: Store, chunking: str, reviewer: str, tag: str | None) -> list[dict]:
+    """The questions assigned to the reviewer (``labeler assign``), by id, then the rest by id:
+    with nothing assigned, the same as every question by id."""
+    mine = store.assignments.of_reviewer(reviewer)
+    rows = store.questions.queue(chunking, reviewer, tag=tag)
+    return sorted(rows, key=lambda r: (r["id"] not in mine, r["id"]))
+
+
+DEFAULT_QUEUE = "assigned"
+ASSIGNED = Queue(DEFAULT_QUEUE, "assigned to me, then the rest", _assigned_first)
+BY_ID = Queue("by-id", "every question, by id", _by_id)
 
 # The one list of queues. A queue's name has no ':' (it separates a family's argument).
-QUEUES: dict[str, Queue | QueueFamily] = {queue.name: queue for queue in (BY_ID, DECIDE)}
+QUEUES: dict[str, Queue | QueueFamily] = {queue.name: queue for queue in (ASSIGNED, BY_ID, DECIDE)}
 
 
 def get_queue(name: str | None) -> Queue:

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from labeler.accounts.roles import Right, require
+
 # What an option holds: its command-line and form shape follow from it.
 OPTION_KINDS = ("text", "int", "flag", "tags", "grade_map")
 
@@ -271,7 +273,7 @@ IMPORT_KINDS: dict[str, ImportKind] = {
                 ImportOption(
                     "reviewer",
                     "text",
-                    "Whose labels the qrels become (default: testset:<name>@v<N>).",
+                    "Whose labels the qrels become (default: testset.<name>.v<N>).",
                 ),
                 ImportOption(
                     "allow_modified",
@@ -347,10 +349,13 @@ def run_import(
     path: str | Path,
     values: Mapping[str, Any] | None = None,
     *,
+    actor: str,
     progress: Callable[[int], None] | None = None,
 ) -> ImportOutcome:
     """Run the importer of ``kind`` on ``path`` with the options in ``values`` (defaults for
-    the rest), and describe what it did."""
+    the rest), and describe what it did. ``actor`` is who imports: on a team server, an
+    owner (``labeler.accounts.roles``)."""
+    require(store, actor, Right.IMPORT)
     kind = get_kind(kind) if isinstance(kind, str) else kind
     arguments = _arguments(kind, values or {})
     if kind.progress is not None and progress is not None:

@@ -4,7 +4,7 @@ A version (``manifest.json`` and its files, checked against its hash and its sig
 as:
 its chunks into the chunking the manifest names (created if missing; a chunk that is already
 there with another text, title or document is a conflict, not an overwrite), its questions, its
-qrels as the labels of reviewer ``testset:<name>@v<N>``, and its unanswerable questions marked
+qrels as the labels of reviewer ``testset.<name>.v<N>``, and its unanswerable questions marked
 by that reviewer. Exporting that database again gives the same content (``content_key``).
 
 A BEIR folder (``corpus.jsonl``, ``queries.jsonl``, ``qrels/``) is read by the BEIR importer;
@@ -26,13 +26,14 @@ from labeler.errors import LabelerError, shown
 from labeler.importers.batching import refuse_question_text_changes
 from labeler.importers.beir import import_beir
 from labeler.models import ImportReport
+from labeler.names import to_name
 from labeler.readers import as_bool, as_id, as_name, as_tags, as_text, iter_jsonl
 from labeler.store import Store, check_reviewer
 from labeler.versions.format import QRELS, Version
 from labeler.versions.history import check_record, trust_for
 from labeler.versions.reading import read_manifest, read_version
 
-REVIEWER_PREFIX = "testset:"
+REVIEWER_PREFIX = "testset."
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +73,9 @@ def is_beir_folder(folder: Path) -> bool:
 
 
 def default_reviewer(label: str) -> str:
-    return REVIEWER_PREFIX + label[:70]
+    """``testset.<name>.v<N>``: a reviewer name by the one rule (``labeler.names``), each
+    character the rule does not allow in the test set's name written as ``-``."""
+    return to_name(REVIEWER_PREFIX + label)
 
 
 def import_testset(
@@ -195,9 +198,7 @@ def _import_version(
 ) -> TestsetImport:
     content = version.content
     chunking = chunking or str(version.manifest.get("chunking") or store.corpus.current_chunking())
-    reviewer = check_reviewer(
-        reviewer or default_reviewer(f"{version.name[:60]}@v{version.number}")
-    )
+    reviewer = check_reviewer(reviewer or default_reviewer(f"{version.name}.v{version.number}"))
     with store.write():
         store.corpus.ensure_chunking(as_name(chunking, what="chunking"), source=str(version.path))
         reports = [_import_chunks(store, version, chunking)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from labeler.accounts.roles import Right, require
 from labeler.errors import LabelerError, NotFoundError
 from labeler.judge.importing import MetricSettled, check_stored_fit
 from labeler.judge.metrics import definition_of
@@ -76,8 +77,12 @@ def define_metric(
     threshold: str | float | None = None,
     pass_when: str | None = None,
     definition: str | None = None,
+    actor: str | None = None,
 ) -> bool:
-    """Declare a metric or change it; ratings already stored must fit a new scale."""
+    """Declare a metric or change it; ratings already stored must fit a new scale. ``actor``,
+    when given, must have the right to (a lead, on a team server)."""
+    if actor is not None:
+        require(store, actor, Right.JUDGE)
     name = (name or "").strip()
     if not name:
         raise LabelerError("a metric needs a name", field="metric")

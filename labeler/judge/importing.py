@@ -27,6 +27,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from labeler.accounts.roles import Right, require
 from labeler.errors import LabelerError, Quoted, cut, shown
 from labeler.judge.formats import detect_format, get_format
 from labeler.judge.metrics import known_metric
@@ -43,6 +44,7 @@ from labeler.judge.scales import (
     Scale,
     parse_scale,
 )
+from labeler.names import check_name, is_name
 from labeler.readers import check_file
 from labeler.store import Store
 
@@ -253,6 +255,11 @@ def _staged_rows(
             msg = f"{shown(row.rater)} rates this item on this metric twice in the file"
             raise LabelerError(msg, path=path, line=row.line, field="rater")
         given.add(triple)
+        if row.kind == "human" and not is_name(row.rater):
+            try:
+                check_name(row.rater, field="rater")
+            except LabelerError as error:
+                raise LabelerError(error.message, path=path, line=row.line, field="rater") from None
         if kinds.setdefault(row.rater, row.kind) != row.kind:
             msg = f"rater {shown(row.rater)} is called both a model and a human in this file"
             raise LabelerError(msg, path=path, line=row.line, field="rater_kind")
@@ -361,8 +368,12 @@ def import_judgements(
     judge: str | None = None,
     reviewer: str | None = None,
     chunking: str | None = None,
+    actor: str | None = None,
 ) -> JudgeImport:
-    """Import a judge file (see the module docstring); returns what changed."""
+    """Import a judge file (see the module docstring); returns what changed. ``actor``, when
+    given, must have the right to import data (an owner, on a team server)."""
+    if actor is not None:
+        require(store, actor, Right.IMPORT)
     path = check_file(path)
     scales, thresholds = dict(scales or {}), dict(thresholds or {})
     chunking = chunking or store.corpus.current_chunking()

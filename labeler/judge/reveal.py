@@ -8,6 +8,7 @@ Off by default, since seeing the judge can pull a reviewer's next grades toward 
 
 from __future__ import annotations
 
+from labeler.accounts.roles import Right, require
 from labeler.errors import NotFoundError
 from labeler.store import Store
 
@@ -16,8 +17,12 @@ def relevance_judges(store: Store) -> list[str]:
     return store.ratings.metric_judges().get("relevance", [])
 
 
-def set_revealed_judge(store: Store, judge: str | None) -> None:
-    """Show ``judge``'s relevance grades after reviewers' own (None: show none)."""
+def set_revealed_judge(store: Store, judge: str | None, *, actor: str | None = None) -> None:
+    """Show ``judge``'s relevance grades after reviewers' own (None: show none). A lead's
+    setting: ``actor``, when given, must have the right to run the judge (a lead, on a
+    team server)."""
+    if actor is not None:
+        require(store, actor, Right.JUDGE)
     if judge is not None:
         judges = relevance_judges(store)
         if judge not in judges:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from labeler.accounts.roles import Right, require
 from labeler.errors import LabelerError, NotFoundError
 from labeler.grading import labeling
 from labeler.judge.metrics import definition_of
@@ -88,6 +89,7 @@ def _context(
     """(reviewer, chunking, metric, judge) of a reviewer's step: the metric and judge of a
     plan, or of one item opened with its metric (and judge)."""
     reviewer = check_reviewer(reviewer)
+    require(store, reviewer, Right.SPOT_CHECK)
     chunking = chunking or store.corpus.current_chunking()
     if plan_name is not None:
         plan = _plan(store, plan_name)

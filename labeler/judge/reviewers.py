@@ -8,6 +8,13 @@ the questions with the most disagreement: most disputed chunks first (chunks who
 gave different grades), then the largest mean squared grade difference between the pairs of
 reviewers on its shared chunks, then by id.
 
+**Blind grades.** Each reviewer's grade is taken as it stood before they were shown the others'
+grades on that question (the grading page shows them only once every candidate is graded, and
+the history records the moment, ``saw others``): a grade changed after seeing others is a
+revision, kept in the history, but agreement measures how far people agree on their own. A
+chunk graded only after seeing others is left out for that reviewer
+(``store.labels.blind_labels``).
+
 Only explicit grades count: an "unanswerable" mark is a verdict on the question, not a look at
 each chunk, so it is not read as a 0 here (the export's consensus does read it so).
 """
@@ -137,7 +144,7 @@ def reviewer_agreement(
     with store.snapshot():
         tags = {q: tuple(t) for q, t in store.questions.tag_map().items()}
         grades: dict[tuple[str, str], dict[str, int]] = {}
-        for question_id, chunk_id, reviewer, grade in store.labels.chunking_labels(chunking):
+        for question_id, chunk_id, reviewer, grade in store.labels.blind_labels(chunking):
             if tag is None or tag in tags.get(question_id, ()):
                 grades.setdefault((question_id, chunk_id), {})[reviewer] = grade
         texts = store.questions.texts(sorted({q for q, _ in grades}))

@@ -36,6 +36,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from labeler.accounts.roles import Right, require
 from labeler.errors import LabelerError, NotFoundError
 from labeler.grading.candidates import PoolEntry, pool
 from labeler.judge.answers import BadAnswer, Verdict, parse_answer
@@ -57,6 +58,7 @@ from labeler.judge.importing import (
 from labeler.judge.prompts import Prompt, contexts_text
 from labeler.judge.records import Item, MetricHint, Rating, chunk_key
 from labeler.judge.scales import RELEVANCE
+from labeler.names import to_name
 from labeler.store import Store, check_reviewer
 from labeler.store.base import now
 from labeler.store.judge_calls import CallRecord
@@ -219,9 +221,12 @@ class RunSummary:
 
 
 def judge_name(model: str, prompt: Prompt, given: str | None = None) -> str:
-    """``model@version-hash`` (``qwen2.5:7b@relevance-v1-3fa2c1d0``), or the name given; held
-    to the rule every rater's name follows."""
-    name = given if given is not None else f"{model}@{prompt.version}-{prompt.short_hash}"
+    """``model.version-hash`` (``qwen2.5_7b.relevance-v1-3fa2c1d0`` for ``qwen2.5:7b``), or
+    the name given; held to the rule every rater's name follows (``labeler.names``), so each
+    character of the model's name that the rule does not allow is written as ``_``."""
+    name = given
+    if name is None:
+        name = f"{to_name(model, fill='_')}.{prompt.version}-{prompt.short_hash}"
     try:
         return check_reviewer(name)
     except LabelerError as error:
@@ -549,10 +554,14 @@ def run_judge(
     plan: Plan | None = None,
     on_progress: Callable[[RunProgress], None] | None = None,
     client: ChatClient | None = None,
+    actor: str | None = None,
 ) -> RunSummary:
     """Judge what ``plan_run`` found to judge (see the module docstring); returns what was
     done. A KeyboardInterrupt still writes every call that had finished, then propagates
-    with the summary on it (``error.summary``)."""
+    with the summary on it (``error.summary``). Running a judge is a lead's: ``actor``, when
+    given, must have the right to run the judge, checked before any call is made."""
+    if actor is not None:
+        require(store, actor, Right.JUDGE)
     chunking = options.chunking or store.corpus.current_chunking()
     plan = plan if plan is not None else plan_run(store, options)
     if options.concurrency < 1:

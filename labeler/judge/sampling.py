@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from labeler.accounts.roles import Right, require
 from labeler.errors import LabelerError, NotFoundError
 from labeler.judge.report import human_verdicts, metric_scale
 from labeler.judge.scales import RELEVANCE, Scale
@@ -167,7 +168,10 @@ def sample_plan(
     replace: bool = False,
     chunking: str | None = None,
 ) -> SamplePlan:
-    """Draw and store a plan; the same request twice finds the saved plan unchanged."""
+    """Draw and store a plan; the same request twice finds the saved plan unchanged.
+    ``created_by``, when given, must have the right to (a lead, on a team server)."""
+    if created_by is not None:
+        require(store, created_by, Right.JUDGE)
     if per_stratum < 1:
         msg = f"expected 1 or more items per stratum, got {per_stratum}"
         raise LabelerError(msg, field="per-stratum")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from labeler.accounts.roles import Right, require
 from labeler.errors import LabelerError, NotFoundError
 from labeler.grading.labeling import refresh_progress
 from labeler.remap.rules import REASONS
@@ -248,6 +249,7 @@ def decide(
     grade is a change), ``reject`` writes no label.
     """
     reviewer = check_reviewer(reviewer)
+    require(store, reviewer, Right.REMAP)
     if action not in ACTIONS:
         msg = f"expected one of {', '.join(ACTIONS)}, got {action!r}"
         raise LabelerError(msg, field="action")

@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from labeler.accounts.roles import Right, require
 from labeler.errors import ConflictError, LabelerError, NotFoundError
 from labeler.grading.labeling import refresh_progress
 from labeler.store import QueueFilter, Store, check_reviewer
@@ -136,6 +137,7 @@ def accept(
     its pool). With ``confirm_sources``, also grade each source chunk 2 under the reviewer's
     name, in the same transaction."""
     reviewer = check_reviewer(reviewer)
+    require(store, reviewer, Right.REVIEW)
     chunking = chunking or store.corpus.current_chunking()
     with store.write():
         _generated(store, question_id)
@@ -178,6 +180,7 @@ def reject(
 ) -> Decision:
     """Reject a generated question with a reason from ``REJECT_REASONS``."""
     reviewer = check_reviewer(reviewer)
+    require(store, reviewer, Right.REVIEW)
     reason, note = check_reason(reason, note)
     with store.write():
         _generated(store, question_id)
@@ -207,6 +210,7 @@ def edit(
     """Change a generated question's text and reference answer; the first version is kept.
     Returns the new revision (the same one when nothing changed)."""
     reviewer = check_reviewer(reviewer)
+    require(store, reviewer, Right.REVIEW)
     text = (text or "").strip()
     if not text:
         raise LabelerError("the question cannot be empty", field="text")
@@ -255,6 +259,7 @@ def edit_and_accept(
 def skip(store: Store, question_id: str, reviewer: str, *, seconds: float | None = None) -> None:
     """Leave the question for later; only the history notes it."""
     reviewer = check_reviewer(reviewer)
+    require(store, reviewer, Right.REVIEW)
     with store.write():
         _generated(store, question_id)
         store.reviews.record_skip(question_id, reviewer, seconds=seconds)
@@ -335,6 +340,7 @@ def decide_many(
         msg = f"expected accept or reject, got {decision!r}"
         raise LabelerError(msg, field="decision")
     reviewer = check_reviewer(reviewer)
+    require(store, reviewer, Right.BATCH_REVIEW)
     if decision == "reject":
         reason, note = check_reason(reason, note)
     ids = list(dict.fromkeys(question_ids))
@@ -399,6 +405,7 @@ def undo(store: Store, reviewer: str, *, chunking: str | None = None) -> UndoRes
     goes back, grades its accept gave the sources are withdrawn, and the history says so. A
     question someone else changed since is left alone and reported."""
     reviewer = check_reviewer(reviewer)
+    require(store, reviewer, Right.REVIEW)
     chunking = chunking or store.corpus.current_chunking()
     events = store.reviews.last_undoable(reviewer)
     if not events:

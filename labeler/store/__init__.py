@@ -19,6 +19,8 @@ lock up front) and one facet per table family, each a small class with its own S
     store.remaps         re-chunking: mappings, carried labels, the review queue
     store.reviews        the review of generated questions
     store.flags          advisory flags on generated questions and their queue
+    store.accounts       accounts, sessions, failed logins, the log of account changes
+    store.assignments    questions assigned to reviewers; the team's figures
 
 A core function takes the facet it needs (``labels: Labels``), or the store when it works across
 families in one transaction (``with store.write(): ...``). Open a store with a path: the schema
@@ -29,7 +31,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from labeler.store.accounts import Accounts
 from labeler.store.adjudications import Adjudications
+from labeler.store.assignments import Assignments
 from labeler.store.base import Database, Facet
 from labeler.store.corpus import Corpus
 from labeler.store.flags import Flags, QueueFilter
@@ -70,6 +74,8 @@ class Store(Database):
         self.remaps = Remaps(self)
         self.reviews = Reviews(self)
         self.flags = Flags(self)
+        self.accounts = Accounts(self)
+        self.assignments = Assignments(self)
 
     def status(self) -> dict:
         """What is in the database, for ``labeler status`` and the app's sidebar."""
@@ -109,6 +115,8 @@ FACETS: tuple[str, ...] = (
     "remaps",
     "reviews",
     "flags",
+    "accounts",
+    "assignments",
 )
 """The store's facets by attribute name, in the order the module docstring lists them."""
 
@@ -116,7 +124,9 @@ FACETS: tuple[str, ...] = (
 __all__ = [
     "EVERYONE",
     "FACETS",
+    "Accounts",
     "Adjudications",
+    "Assignments",
     "Corpus",
     "Database",
     "Facet",

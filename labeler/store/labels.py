@@ -12,6 +12,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 
 from labeler.errors import LabelerError, NotFoundError
+from labeler.names import check_name
 from labeler.store.base import Facet, insert_batches, now, raise_first
 
 EVERYONE = "*"
@@ -46,12 +47,43 @@ def append_event(
     old_grade: int | None = None,
     new_grade: int | None = None,
     note: str | None = None,
+    seen_others: bool = False,
 ) -> None:
-    """One row of the append-only history; called inside the transaction of the change."""
+    """One row of the append-only history; called inside the transaction of the change.
+    ``seen_others``: the reviewer had been shown others' grades on this question before."""
     conn.execute(
         "INSERT INTO label_events (question_id, chunking, chunk_id, reviewer, action,"
-        " old_grade, new_grade, note, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (question_id, chunking, chunk_id, reviewer, action, old_grade, new_grade, note, at),
+        " old_grade, new_grade, note, at, seen_others) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            question_id,
+            chunking,
+            chunk_id,
+            reviewer,
+            action,
+            old_grade,
+            new_grade,
+            note,
+            at,
+            int(seen_others),
+        ),
+    )
+
+
+SAW_OTHERS = "saw others"
+"""The history's action for the moment a reviewer was first shown others' grades on a question
+(``labeler.grading.labeling``'s blind rule): every change of theirs after it is marked."""
+
+
+def has_seen_others(
+    conn: sqlite3.Connection, question_id: str, chunking: str, reviewer: str
+) -> bool:
+    return (
+        conn.execute(
+            "SELECT 1 FROM label_events WHERE question_id = ? AND chunking = ? AND reviewer = ?"
+            " AND action = ? LIMIT 1",
+            (question_id, chunking, reviewer, SAW_OTHERS),
+        ).fetchone()
+        is not None
     )
 
 
@@ -69,11 +101,9 @@ def _check_grade(grade: object) -> None:
 
 
 def check_reviewer(reviewer: str) -> str:
-    name = (reviewer or "").strip()
-    if not name or name == EVERYONE or len(name) > 80:
-        msg = f"a reviewer name must be 1 to 80 characters and not {EVERYONE!r}, got {reviewer!r}"
-        raise LabelerError(msg, field="reviewer")
-    return name
+    """A reviewer's name by the one name rule (``labeler.names``), for every write that records
+    one; ``EVERYONE`` (``*``, progress's row for all reviewers together) never passes it."""
+    return check_name(reviewer, field="reviewer")
 
 
 class Labels(Facet):
@@ -140,6 +170,7 @@ class Labels(Facet):
                 old_grade=old_grade,
                 new_grade=grade,
                 note=new_note,
+                seen_others=has_seen_others(conn, question_id, chunking, reviewer),
             )
         return old_grade
 
@@ -178,6 +209,7 @@ class Labels(Facet):
                 old_grade=grade,
                 new_grade=grade,
                 note=new_note,
+                seen_others=has_seen_others(conn, question_id, chunking, reviewer),
             )
         return True
 
@@ -221,8 +253,52 @@ class Labels(Facet):
                 (question_id, chunking, reviewer, int(value), stamp),
             )
             action = mark if value else f"un{mark}" if mark == "skipped" else "answerable"
-            append_event(conn, question_id, chunking, None, reviewer, action, at=stamp)
+            seen = has_seen_others(conn, question_id, chunking, reviewer)
+            append_event(
+                conn, question_id, chunking, None, reviewer, action, at=stamp, seen_others=seen
+            )
         return True
+
+    # blind grading ------------------------------------------------------------------------
+
+    def saw_others(self, question_id: str, chunking: str, reviewer: str) -> bool:
+        """Record that ``reviewer`` was shown others' grades on the question, the first time;
+        True when this was the first time."""
+        with self.write() as conn:
+            if has_seen_others(conn, question_id, chunking, reviewer):
+                return False
+            append_event(conn, question_id, chunking, None, reviewer, SAW_OTHERS, at=now())
+        return True
+
+    def has_seen_others(self, question_id: str, chunking: str, reviewer: str) -> bool:
+        return has_seen_others(self.conn, question_id, chunking, reviewer)
+
+    def blind_labels(self, chunking: str) -> Iterator[tuple[str, str, str, int]]:
+        """(question, chunk, reviewer, grade) of every current label in the chunking, each
+        grade as it stood before its reviewer was shown others' grades on the question: the
+        last grade the history gives it before the ``saw others`` row. A chunk the reviewer
+        graded only after seeing others has no blind grade and is left out."""
+        cursor = self.conn.execute(
+            """
+            WITH seen AS (
+                SELECT question_id, reviewer, min(id) AS seen_id FROM label_events
+                WHERE action = :saw AND chunking = :chunking GROUP BY question_id, reviewer
+            )
+            SELECT l.question_id, l.chunk_id, l.reviewer,
+                CASE WHEN s.seen_id IS NULL THEN l.grade ELSE (
+                    SELECT e.new_grade FROM label_events e
+                    WHERE e.question_id = l.question_id AND e.chunking = :chunking
+                      AND e.chunk_id = l.chunk_id AND e.reviewer = l.reviewer
+                      AND e.id < s.seen_id AND e.new_grade IS NOT NULL
+                    ORDER BY e.id DESC LIMIT 1) END AS grade
+            FROM labels l
+            LEFT JOIN seen s ON s.question_id = l.question_id AND s.reviewer = l.reviewer
+            WHERE l.chunking = :chunking AND l.state = 'current'
+            """,
+            {"saw": SAW_OTHERS, "chunking": chunking},
+        )
+        while rows := cursor.fetchmany(50_000):
+            yield from (row for row in rows if row[3] is not None)
 
     def marks(self, question_id: str, chunking: str) -> dict[str, dict]:
         """Every reviewer's marks on one question: {reviewer: {"unanswerable", "skipped"}}."""
@@ -259,8 +335,11 @@ class Labels(Facet):
         ]
 
     def history(self, question_id: str, chunking: str | None = None) -> list[dict]:
+        """Every change on the question, oldest first; ``seen_others`` marks those made after
+        their reviewer was shown others' grades (``saw others``)."""
         return self.query(
-            "SELECT chunk_id, reviewer, action, old_grade, new_grade, note, at FROM label_events"
+            "SELECT chunk_id, reviewer, action, old_grade, new_grade, note, at, seen_others"
+            " FROM label_events"
             " WHERE question_id = ? AND (? IS NULL OR chunking = ?) ORDER BY id",
             (question_id, chunking, chunking),
         )

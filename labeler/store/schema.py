@@ -689,6 +689,95 @@ def judge_calls(db: sqlite_utils.Database) -> None:
     )
 
 
+@migrations(name="0012_accounts")
+def accounts(db: sqlite_utils.Database) -> None:
+    """A team server: accounts with their roles, server-side sessions, failed logins (for the
+    lockout), an append-only log of what was done to accounts, work assigned to reviewers, and
+    a mark on the label history for what a reviewer did after seeing others' grades.
+
+    A database without accounts is in single-person mode, as before; a reviewer who graded
+    before accounts existed keeps their labels, and an account of the same name adopts them
+    (labels, marks and history are keyed by the name). ``label_events.seen_others`` is 1 on a
+    change made after the reviewer was shown others' grades on that question (the history's
+    ``saw others`` row says when): agreement reads each grade as it stood before.
+    """
+    db.executescript(
+        """
+        -- name: the reviewer name (labeler.names); password_hash: argon2id, NULL for an
+        -- account that signs in only through OpenID Connect (email). folded: the name in
+        -- lower case, so that two accounts never differ by case alone.
+        CREATE TABLE accounts (
+            name TEXT PRIMARY KEY,
+            folded TEXT NOT NULL UNIQUE,
+            role TEXT NOT NULL CHECK (role IN ('reviewer', 'lead', 'owner')),
+            password_hash TEXT,
+            email TEXT UNIQUE,
+            disabled INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL,
+            created_by TEXT NOT NULL,
+            last_login TEXT,
+            last_active TEXT
+        );
+
+        -- A session is known by the SHA-256 of its token (the token itself is only ever in the
+        -- browser's cookie); it ends on logout, on the account's disabling, or after 12 hours
+        -- without activity (last_seen).
+        CREATE TABLE sessions (
+            token_hash TEXT PRIMARY KEY,
+            account TEXT NOT NULL REFERENCES accounts(name),
+            method TEXT NOT NULL CHECK (method IN ('password', 'oidc')),
+            created_at TEXT NOT NULL,
+            last_seen TEXT NOT NULL,
+            ended_at TEXT,
+            end_reason TEXT
+        ) WITHOUT ROWID;
+        CREATE INDEX sessions_by_account ON sessions (account, ended_at);
+
+        -- Failed logins per account name (known or not), for the lockout window.
+        CREATE TABLE login_failures (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL,
+            at TEXT NOT NULL
+        );
+        CREATE INDEX login_failures_by_name ON login_failures (name, at);
+
+        -- Append-only: every change to an account, every login and logout, with who did it.
+        CREATE TABLE account_events (
+            id INTEGER PRIMARY KEY,
+            account TEXT NOT NULL,
+            action TEXT NOT NULL,
+            detail TEXT,
+            actor TEXT NOT NULL,
+            at TEXT NOT NULL
+        );
+        CREATE INDEX account_events_by_account ON account_events (account, id);
+        CREATE TRIGGER account_events_no_update BEFORE UPDATE ON account_events BEGIN
+            SELECT RAISE(ABORT, 'account_events is append-only');
+        END;
+        CREATE TRIGGER account_events_no_delete BEFORE DELETE ON account_events BEGIN
+            SELECT RAISE(ABORT, 'account_events is append-only');
+        END;
+
+        -- Questions assigned to reviewers (a question given to two is in the overlap, for
+        -- agreement); batch names one ``labeler assign``.
+        CREATE TABLE assignments (
+            question_id TEXT NOT NULL REFERENCES questions(id),
+            reviewer TEXT NOT NULL,
+            batch TEXT NOT NULL,
+            overlap INTEGER NOT NULL DEFAULT 0,
+            assigned_by TEXT NOT NULL,
+            assigned_at TEXT NOT NULL,
+            PRIMARY KEY (reviewer, question_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX assignments_by_question ON assignments (question_id);
+
+        ALTER TABLE label_events ADD COLUMN seen_others INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX label_events_by_action ON label_events (action, reviewer)
+            WHERE action = 'saw others';
+        """
+    )
+
+
 @migrations(name="0015_dense_pools")
 def dense_pools(db: sqlite_utils.Database) -> None:
     """Dense pools computed ahead (issue #21): each question's nearest chunks by the project's

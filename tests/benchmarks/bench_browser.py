@@ -26,6 +26,14 @@ opened on it and the "From" version of "Compare two versions" is switched betwee
 (against v3); the latency runs from the click on the option to the new diff's figures on screen.
 The first change of each pair (nothing cached yet) is reported apart from the rest.
 
+With ``--login`` the same is measured on a team server (issue #18): the database gets an
+account (``bench-<time>``, a reviewer; on a copy for the demo), the page is opened at the login
+form, and the reviewer logs in with the password, so every key also passes the session check
+that every action makes. Besides key-to-screen it measures **login to first question**: from the
+click on "Log in" to the first candidate card on screen (target 1.5 s), over ``--logins`` fresh
+browser contexts (each a new login). ``--login`` applies to the demo and to ``--db`` alike; the
+1M-chunk database is copied first (its account is added to the copy).
+
 Usage::
 
     python tests/benchmarks/bench_browser.py                       # the demo only
@@ -33,6 +41,8 @@ Usage::
     python tests/benchmarks/bench_browser.py --demo --db BIG.db --keys 50
     python tests/benchmarks/bench_browser.py --export /work/bench-data/export
     python tests/benchmarks/bench_browser.py --decide hybrid,bm25,ndcg@10 --both
+    python tests/benchmarks/bench_browser.py --login                 # the demo, logged in
+    python tests/benchmarks/bench_browser.py --login --db /work/bench-data/labeling/bench.db
 
 Each run grades as a new reviewer (``browser-<time>``), so it starts on ungraded chunks and
 leaves other reviewers' work alone; on the demo a fresh copy of the demo database is used.
@@ -60,6 +70,8 @@ from tests.e2e.server import CHROMIUM, CHROMIUM_ARGS, Server  # noqa: E402
 TARGET_P50_MS = 150.0
 TARGET_P95_MS = 300.0
 TARGETS_MS = {"export": (300.0, 300.0)}  # a selectbox change, every one under 300 ms
+TARGET_LOGIN_MS = 1500.0  # login to first question on screen
+PASSWORD = "bench-password-1"
 WARM_UP = 2
 
 # In the page: the time of every keydown, and a watcher that resolves with the latency once the
@@ -140,22 +152,100 @@ def settle(page) -> None:
     page.wait_for_function(ONE_CURSOR)
 
 
+def add_account(db: Path) -> str:
+    """A reviewer account on ``db`` (a team server from now on); returns its name."""
+    from labeler.accounts import users
+    from labeler.accounts.roles import shell_authority
+    from labeler.store import Store
+
+    name = f"bench-{int(time.time())}"
+    with Store(db) as store, shell_authority("bench"):
+        users.add_user(store, name, "reviewer", PASSWORD, actor="bench")
+    return name
+
+
+def log_in(page, name: str) -> float:
+    """Fill the login form and click "Log in"; seconds from the click to the first card."""
+    page.get_by_role("textbox", name="Username").fill(name)
+    page.get_by_role("textbox", name="Password").fill(PASSWORD)
+    button = page.get_by_role("button", name="Log in")
+    started = time.perf_counter()
+    button.click()
+    page.wait_for_selector(".st-key-label_card_0")
+    return time.perf_counter() - started
+
+
+def measure_logins(db: Path, name: str, question: str | None, count: int) -> dict | None:
+    """Login to first question on screen, over ``count`` fresh browser contexts."""
+    from playwright.sync_api import sync_playwright
+
+    server = Server(db)
+    seconds = []
+    cpu = []
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            for _ in range(count + 1):
+                context = browser.new_context(viewport={"width": 1400, "height": 1000})
+                page = context.new_page()
+                page.set_default_timeout(60_000)
+                page.goto(server.url + "/" + (f"?question={question}" if question else ""))
+                page.get_by_role("button", name="Log in").wait_for()
+                wait_idle(page)
+                before = process_cpu(server.process.pid)
+                seconds.append(log_in(page, name))
+                wait_idle(page)
+                cpu.append(process_cpu(server.process.pid) - before)
+                context.close()
+            browser.close()
+    finally:
+        server.stop()
+    warm = seconds[1:]  # the first login also warms the server's caches
+    figures = {
+        "n": len(warm),
+        "p50": statistics.median(warm) * 1000,
+        "max": max(warm) * 1000,
+        "first": seconds[0] * 1000,
+        "cpu": statistics.median(cpu[1:]) * 1000,
+    }
+    print(
+        f"  login to first question on screen over {figures['n']} logins:"
+        f" median {figures['p50']:.0f} ms, max {figures['max']:.0f} ms"
+        f" (the first, cold: {figures['first']:.0f} ms); server CPU per login (the password"
+        f" check and the page's first run) {figures['cpu']:.0f} ms; load average"
+        f" {os.getloadavg()[0]:.2f}"
+    )
+    return figures
+
+
 def measure(
-    db: Path, question: str | None, keys: int, label: str, decide: str | None = None
+    db: Path,
+    question: str | None,
+    keys: int,
+    label: str,
+    decide: str | None = None,
+    account: str | None = None,
 ) -> dict[str, float] | None:
     from playwright.sync_api import sync_playwright
 
-    reviewer = f"browser-{int(time.time())}"
+    reviewer = account or f"browser-{int(time.time())}"
     server = Server(db)
     try:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
             page.set_default_timeout(60_000)
-            query = f"?reviewer={reviewer}" + (f"&question={question}" if question else "")
-            query += f"&decide={decide}" if decide else ""
+            params = [] if account else [f"reviewer={reviewer}"]
+            params += [f"question={question}"] if question else []
+            params += [f"decide={decide}"] if decide else []
+            query = "?" + "&".join(params) if params else ""
             started = time.perf_counter()
             page.goto(server.url + "/" + query)
+            if account:
+                page.get_by_role("button", name="Log in").wait_for()
+                wait_idle(page)
+                started = time.perf_counter()
+                log_in(page, account)
             page.wait_for_selector(".st-key-label_card_0")
             if decide:
                 page.wait_for_selector(".lbl-decide-status")
@@ -169,7 +259,8 @@ def measure(
             shown = page.evaluate("() => new URLSearchParams(location.search).get('question')")
             print(
                 f"{label}: question {shown}, {cards} candidate cards, reviewer {reviewer!r};"
-                f" first load {first_load * 1000:.0f} ms"
+                + (" login to" if account else "")
+                + f" first load {first_load * 1000:.0f} ms"
             )
             page.locator("[data-testid='stApp']").click(position={"x": 5, "y": 5})
             server_cpu = process_cpu(server.process.pid)
@@ -385,6 +476,10 @@ def main() -> None:
     parser.add_argument(
         "--both", action="store_true", help="with --decide: the demo with the queue on and off"
     )
+    parser.add_argument(
+        "--login", action="store_true", help="a team server: log in with a password first"
+    )
+    parser.add_argument("--logins", type=int, default=5, help="with --login: logins timed")
     args = parser.parse_args()
     if not Path(CHROMIUM).exists():
         raise SystemExit(f"chromium not found at {CHROMIUM} (apt-get install chromium)")
@@ -409,22 +504,52 @@ def main() -> None:
                 )
                 # The queue off on the same question: the same cards, the same texts.
                 question = figures["question"] if figures else None
-            if not args.decide or args.both:
+            if args.login:
+                db = demo_db(Path(folder) / "login")
+                account = add_account(db)
+                results["demo login"] = measure(
+                    db, "q005", args.keys, "demo, logged in", args.decide, account
+                )
+                results["demo login to first question"] = measure_logins(
+                    db, account, "q005", args.logins
+                )
+            elif not args.decide or args.both:
                 label = f"demo, every question (on {question})" if question else "demo"
                 results["demo"] = measure(demo_db(Path(folder)), question, args.keys, label)
         if args.db is not None:
+            from labeler.store import Store
+
             question = args.question
             if question is None:
-                from labeler.store import Store
-
                 with Store(args.db) as store:
                     ids = store.questions.ids()
                 question = ids[len(ids) // 2]
-            results[args.db.name] = measure(args.db, question, args.keys, str(args.db), args.decide)
+            if args.login:
+                db = Path(folder) / args.db.name
+                with Store(args.db) as source, Store(db) as copy:
+                    source.conn.backup(copy.conn)  # the account goes on a copy, not the original
+                account = add_account(db)
+                results[f"{args.db.name} login"] = measure(
+                    db, question, args.keys, f"{args.db} (a copy), logged in", args.decide, account
+                )
+                results[f"{args.db.name} login to first question"] = measure_logins(
+                    db, account, question, args.logins
+                )
+            else:
+                results[args.db.name] = measure(
+                    args.db, question, args.keys, str(args.db), args.decide
+                )
     print("\nSummary (targets from the issue; no timing asserts)")
     for name, figures in results.items():
         if figures is None:
             print(f"  {name:<12} failed")
+            continue
+        if name.endswith("to first question"):
+            verdict = "PASS" if figures["max"] < TARGET_LOGIN_MS else "MISS"
+            print(
+                f"  {name:<14} median {figures['p50']:6.0f} ms, max {figures['max']:6.0f} ms"
+                f" (< {TARGET_LOGIN_MS:.0f})   {verdict}"
+            )
             continue
         p50, p95 = TARGETS_MS.get(name, (TARGET_P50_MS, TARGET_P95_MS))
         verdict = "PASS" if figures["p50"] < p50 and figures["p95"] < p95 else "MISS"

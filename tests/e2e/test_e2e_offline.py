@@ -32,7 +32,7 @@ def test_no_request_to_another_host_on_any_page(demo_db, serve, page) -> None:
     page.on("request", lambda request: requested.append(request.url))
     page.on("websocket", lambda socket: requested.append(socket.url))
     pointed: list[str] = []
-    for number, (file, title, _icon, _section) in enumerate(PAGES):
+    for number, (file, title, _icon, _section, _right) in enumerate(PAGES):
         path = "" if number == 0 else file.removesuffix(".py")
         page.goto(f"{server.url}/{path}?reviewer=maria")
         wait_for_app(page)

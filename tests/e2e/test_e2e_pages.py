@@ -11,7 +11,7 @@ pytestmark = pytest.mark.e2e
 
 def test_every_page_renders_on_the_demo(demo_db, serve, page) -> None:
     server = serve(demo_db)
-    for number, (file, title, _icon, _section) in enumerate(PAGES):
+    for number, (file, title, _icon, _section, _right) in enumerate(PAGES):
         url_path = file.removesuffix(".py")
         # The first page is the default one: it lives at the root.
         page.goto(f"{server.url}/{'' if number == 0 else url_path}?reviewer=maria")

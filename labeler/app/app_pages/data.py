@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from labeler.app.state import get_store, uploaded
+from labeler.app.state import get_store, reviewer, uploaded
 from labeler.app.widgets import caption, note
 from labeler.importers.registry import IMPORT_KINDS, ImportKind, ImportOption, run_import
 
@@ -95,7 +95,7 @@ def upload_panel() -> None:
     if upload is None or not st.button("Import", type="primary", key="data_import"):
         return
     with uploaded(upload) as path, st.spinner("Importing…"):
-        show_outcome(run_import(kind, store, path, values))
+        show_outcome(run_import(kind, store, path, values, actor=reviewer()))
 
 
 st.title("Data")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from labeler.app.state import exports_path, get_store, store_fragment, user_errors
+from labeler.app.state import exports_path, get_store, reviewer, store_fragment, user_errors
 from labeler.app.widgets import note
 from labeler.export import Selection, export_testset, partial_rows, plan_export
 from labeler.grading.consensus import POLICIES, DisagreementError
@@ -37,6 +37,7 @@ from labeler.versions.reading import read_version
 from labeler.versions.signing import Trust
 
 store = get_store()
+me = reviewer()
 OUT = Path(exports_path())
 NO_POLICY = "stop and list them"
 LAST = "export_last"
@@ -213,7 +214,7 @@ def remember_plan(name: str, selection: Selection) -> None:
 
 
 def create(name: str, selection: Selection) -> None:
-    result = export_testset(store, name, out=OUT, selection=selection)
+    result = export_testset(store, name, out=OUT, selection=selection, actor=me)
     st.session_state[LAST] = shown(
         result.status,
         name,

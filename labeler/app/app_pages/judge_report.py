@@ -11,7 +11,7 @@ import urllib.parse
 import pandas as pd
 import streamlit as st
 
-from labeler.app.state import db_path, get_store, user_errors
+from labeler.app.state import db_path, get_store, reviewer, safely, user_errors
 from labeler.app.widgets import safe_text_html
 from labeler.judge.render import item_label
 from labeler.judge.report import MetricReport, metric_report, report_metrics
@@ -20,6 +20,7 @@ from labeler.judge.scales import RELEVANCE
 from labeler.store.ratings import parse_relevance_key
 
 store = get_store()
+me = reviewer()
 chunking = store.corpus.current_chunking()
 
 
@@ -207,7 +208,9 @@ def reveal_choice(judges: list[str]) -> None:
         options,
         format_func=lambda j: "no judge" if j is None else j,
         key="judge_report_reveal",
-        on_change=lambda: set_revealed_judge(store, st.session_state["judge_report_reveal"]),
+        on_change=safely(
+            lambda: set_revealed_judge(store, st.session_state["judge_report_reveal"], actor=me)
+        ),
     )
 
 

@@ -15,9 +15,11 @@ import time
 import streamlit as st
 
 from labeler import review
+from labeler.accounts.roles import Right
 from labeler.app import review_blocks, widgets
 from labeler.app.state import (
     Trail,
+    allowed,
     get_store,
     reviewer,
     safely,
@@ -390,7 +392,8 @@ def render() -> None:
     if view == "Stats":
         review_blocks.stats_view(review.review_stats(store))
         return
-    review_blocks.batch_form(prepare_batch)
+    if allowed(Right.BATCH_REVIEW):  # a lead's (the core refuses anyone else's batch)
+        review_blocks.batch_form(prepare_batch)
     review_area()
 
 
