@@ -67,8 +67,8 @@ def test_each_run_with_its_interval_as_the_engine_computes_it(project: Store) ->
         low, high = (float(x) for x in interval.strip("[]").split(", "))
         assert low <= float(mean) <= high
     assert at.caption[0].value.startswith(
-        "Means over the 2 questions with a relevant label (left out: 0 marked unanswerable,"
-        " 1 without a relevant label yet)"
+        "Means over the 2 answerable questions (a chunk graded 1 or more; left out: 0 marked"
+        " unanswerable, 1 without a relevant label yet)"
     )
 
 

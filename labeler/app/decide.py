@@ -24,7 +24,8 @@ from labeler.app.widgets import note
 from labeler.errors import LabelerError
 from labeler.grading import queues
 from labeler.grading.consensus import POLICIES
-from labeler.grading.decide import DECIDE, DEFAULT_POLICY, Comparison, DecisionQueue
+from labeler.grading.decide import DECIDE, Comparison, DecisionQueue
+from labeler.grading.policy import project_policy
 from labeler.grading.queue import Queue
 from labeler.metrics.registry import label_next_metrics, label_next_spellings
 
@@ -55,7 +56,7 @@ def from_link(store) -> None:
     """``?decide=A,B,METRIC&policy=P`` (the Results page's link): turn the queue on with that
     comparison, once per link (the page writes the link back while the queue is on)."""
     link = st.query_params.get("decide")
-    policy = st.query_params.get("policy") or DEFAULT_POLICY
+    policy = st.query_params.get("policy") or project_policy(store)
     if not link or st.session_state.get("label_decide_link") == (link, policy):
         return
     st.session_state["label_decide_link"] = (link, policy)
@@ -89,7 +90,7 @@ def sidebar_options(store, on_change) -> None:
     left.selectbox("Run A", names, key="label_decide_a", on_change=on_change)
     right.selectbox("Run B", others, key="label_decide_b", on_change=on_change)
     st.session_state.setdefault("label_decide_metric", DEFAULT_METRIC)
-    st.session_state.setdefault("label_decide_policy", DEFAULT_POLICY)
+    st.session_state.setdefault("label_decide_policy", project_policy(store))
     left, right = st.columns(2)
     left.text_input(
         "Metric",
@@ -114,7 +115,7 @@ def comparison() -> Comparison | None:
     a, b, metric, policy = (st.session_state.get(k) for k in _CHOICE_KEYS)
     if not a or not b:
         return None
-    return Comparison(a, b, (metric or DEFAULT_METRIC).strip(), policy or DEFAULT_POLICY)
+    return Comparison(a, b, (metric or DEFAULT_METRIC).strip(), policy or None)
 
 
 def current(store, chunking: str) -> tuple[Comparison, DecisionQueue] | None:
@@ -134,7 +135,8 @@ def keep_link(chosen: Comparison | None) -> None:
         return
     link = f"{chosen.run_a},{chosen.run_b},{chosen.metric}"
     st.query_params["decide"] = link
-    st.query_params["policy"] = chosen.policy
+    if chosen.policy:
+        st.query_params["policy"] = chosen.policy
     st.session_state["label_decide_link"] = (link, chosen.policy)
 
 
@@ -246,7 +248,7 @@ def results_section(store, run_a: str, run_b: str, metrics: list[str], policy: s
         st.caption(f"Label next works on imported runs with one of: {titles}.")
         return
     metric = st.selectbox("Decide on", choices, key="results_decide_metric")
-    comparison = Comparison(run_a, run_b, metric, policy or DEFAULT_POLICY)
+    comparison = Comparison(run_a, run_b, metric, policy or project_policy(store))
     decision = comparison.queue(store, store.corpus.current_chunking()).decision
     note(decision.sentence(), kind="ok" if decision.status == "proven" else "info")
     st.caption(

@@ -35,12 +35,19 @@ def init(db_path: Path) -> None:
 def status(fmt: str, db_path: Path) -> None:
     """What the database holds: chunks per chunking, questions, runs, labels, progress.
 
+    The counts of questions (being graded, generated ones waiting, turns, fully graded,
+    answerable) are the ones every page shows, in the same words (README: "What the counts
+    mean"); JSON has them under "counts".
+
     \b
     Example:
         labeler status --format json
     """
+    from labeler.grading.counts import COUNTS, project_status
+    from labeler.grading.policy import describe_policy
+
     with open_store(db_path) as store:
-        data = store.status()
+        data = project_status(store)
     if fmt == "json":
         echo_json(data)
         return
@@ -50,8 +57,11 @@ def status(fmt: str, db_path: Path) -> None:
     for name, count in data["chunkings"].items() or [("(none)", 0)]:
         click.echo(f"  {name}: {count}")
     click.echo(f"Documents: {data['documents']}")
-    by_status = ", ".join(f"{k} {v}" for k, v in sorted(data["questions_by_status"].items()))
-    click.echo(f"Questions: {data['questions']}" + (f" ({by_status})" if by_status else ""))
+    counts = data["counts"]
+    for count in COUNTS:
+        click.echo(f"{count.label.capitalize()}: {counts[count.key]}")
+    click.echo(f"Rejected generated questions: {counts['rejected']}")
+    click.echo(f"When reviewers disagree: {describe_policy(counts['policy'])}")
     click.echo("Runs:")
     for name, run in data["runs"].items() or [("(none)", None)]:
         click.echo(
@@ -67,8 +77,7 @@ def status(fmt: str, db_path: Path) -> None:
         "Labels per reviewer: "
         + (", ".join(f"{r}: {n}" for r, n in labels["by_reviewer"].items()) or "none")
     )
-    click.echo(f"Questions marked unanswerable: {labels['unanswerable_questions']}")
-    click.echo(f"Questions fully graded: {data['fully_graded']} of {data['questions_accepted']}")
+    click.echo(f"Questions marked unanswerable: {counts['unanswerable']}")
 
 
 @main.command()

@@ -16,6 +16,7 @@ from labeler.cli.base import (
 )
 from labeler.config import exports_dir
 from labeler.grading.consensus import POLICIES
+from labeler.grading.policy import STOP
 
 SHOWN_DISAGREEMENTS = 50
 
@@ -61,9 +62,10 @@ def _grades(counts: dict) -> str:
 )
 @click.option(
     "--policy",
-    type=click.Choice(list(POLICIES)),
+    type=click.Choice([*POLICIES, STOP]),
     default=None,
-    help="How to settle reviewers' disagreements (default: stop and list them).",
+    help="How to settle reviewers' disagreements (default: the project's, `labeler policy`);"
+    " stop: list them and write nothing.",
 )
 @click.option("--dry-run", is_flag=True, help="Show what would be written; write nothing.")
 @format_option
@@ -88,25 +90,27 @@ def export_cmd(
 
     The version holds manifest.json, questions.jsonl, qrels.tsv and chunks.jsonl, is never
     changed once written, and is not written at all when an existing version already holds
-    the same content. Reviewers' disagreements stop the export unless --policy settles them.
+    the same content. Reviewers' disagreements that nobody adjudicated are settled by the
+    project's policy (`labeler policy`), or by --policy; --policy stop lists them instead.
 
     \b
     Example:
-        labeler export orders-faq --policy majority
+        labeler export orders-faq
     """
     from labeler.export import Selection, export_testset
     from labeler.grading.consensus import DisagreementError
+    from labeler.grading.policy import resolve_policy
     from labeler.versions.diff import describe_changes
 
-    selection = Selection(
-        tags=tags,
-        min_reviewers=min_reviewers,
-        include_pending=include_pending,
-        min_grade=min_grade,
-        policy=policy,
-    )
     out = exports_dir(db_path, out)
     with open_store(db_path) as store:
+        selection = Selection(
+            tags=tags,
+            min_reviewers=min_reviewers,
+            include_pending=include_pending,
+            min_grade=min_grade,
+            policy=resolve_policy(store, policy),
+        )
         try:
             result = export_testset(
                 store, name, out=out, selection=selection, chunking=chunking, dry_run=dry_run
@@ -135,9 +139,9 @@ def export_cmd(
     parent = f"parent v{data['parent']}" if data["parent"] else "first version"
     click.echo(f"{verb} {shown_path(result.path)} ({parent}, chunking {data['chunking']!r})")
     click.echo(
-        f"  questions: {counts['questions']} ({counts['unanswerable']} unanswerable;"
-        f" {counts['answerable']} answerable, of which {counts.get('no_relevant_label', 0)} with"
-        f" no relevant label at min grade {data['selection']['min_grade']})"
+        f"  questions: {counts['questions']} ({counts['unanswerable']} marked unanswerable,"
+        f" {counts.get('no_relevant_label', 0)} with no relevant label at min grade"
+        f" {data['selection']['min_grade']})"
     )
     click.echo(
         f"  qrels: {counts['qrels']} (grade {_grades(counts)}) over {counts['chunks']} chunks,"

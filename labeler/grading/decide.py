@@ -5,7 +5,7 @@ consensus of the current labels and the runs (``labeler.grading.current``), and 
 pairs into a queue of questions, each with the chunks that decide.
 
 That queue is the queue family ``decide`` (listed in ``labeler.grading.queues``):
-``decide:A,B,METRIC,POLICY`` walks the questions in label-next order and marks the chunks
+``decide:A,B,METRIC[,POLICY]`` walks the questions in label-next order and marks the chunks
 that decide, so the grading page, ``next_question`` and the pool worker all follow it.
 """
 
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from labeler.errors import LabelerError
 from labeler.grading.consensus import POLICIES
 from labeler.grading.current import current_labels, stored_run
+from labeler.grading.policy import resolve_policy
 from labeler.grading.queue import Queue, QueueFamily
 from labeler.metrics.decision import (
     DEFAULT_BUDGET,
@@ -160,18 +161,16 @@ def _decision_queue(
 
 # the grading loop's queue ------------------------------------------------------------------
 
-DEFAULT_POLICY = "median"
-
 
 @dataclass(frozen=True, slots=True)
 class Comparison:
     """What a "decide A vs B" queue decides: two imported runs, a metric, and how reviewers'
-    disagreements are settled."""
+    disagreements are settled (None: the project's policy, ``labeler.grading.policy``)."""
 
     run_a: str
     run_b: str
     metric: str
-    policy: str = DEFAULT_POLICY
+    policy: str | None = None
 
     @classmethod
     def parse(cls, argument: str) -> Comparison:
@@ -187,7 +186,8 @@ class Comparison:
         names, and a known policy (the metric is checked when it is worked out)."""
         names = store.runs.names()
         unknown = [r for r in (self.run_a, self.run_b) if r not in names]
-        if unknown or self.run_a == self.run_b or self.policy not in POLICIES:
+        policy_known = self.policy is None or self.policy in POLICIES
+        if unknown or self.run_a == self.run_b or not policy_known:
             msg = (
                 f"cannot decide {self.argument!r}: it needs two different imported runs"
                 f" ({', '.join(names) or 'none imported'}) and a policy ({', '.join(POLICIES)})"
@@ -201,15 +201,17 @@ class Comparison:
 
     @property
     def argument(self) -> str:
-        return f"{self.run_a},{self.run_b},{self.metric},{self.policy}"
+        policy = "" if self.policy is None else f",{self.policy}"
+        return f"{self.run_a},{self.run_b},{self.metric}{policy}"
 
     @property
     def queue_name(self) -> str:
         return DECIDE.named(self.argument)
 
     def queue(self, store: Store, chunking: str | None = None) -> DecisionQueue:
+        policy = resolve_policy(store, self.policy)
         return decision_queue(
-            store, self.run_a, self.run_b, self.metric, policy=self.policy, chunking=chunking
+            store, self.run_a, self.run_b, self.metric, policy=policy, chunking=chunking
         )
 
 
@@ -232,7 +234,6 @@ DECIDE = QueueFamily("decide", "decide A vs B", _queue)
 
 __all__ = [
     "DECIDE",
-    "DEFAULT_POLICY",
     "Comparison",
     "DecisionQueue",
     "decide_runs",

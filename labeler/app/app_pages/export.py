@@ -19,9 +19,9 @@ from pathlib import Path
 import streamlit as st
 
 from labeler.app.state import exports_path, get_store, store_fragment, user_errors
-from labeler.app.widgets import note
+from labeler.app.widgets import note, policy_select
 from labeler.export import Selection, export_testset, plan_export
-from labeler.grading.consensus import POLICIES, DisagreementError
+from labeler.grading.consensus import DisagreementError
 from labeler.versions.diff import VersionDiff, describe_changes, diff_contents
 from labeler.versions.format import CONTENT_FILES, MANIFEST, Content, version_dirs
 from labeler.versions.history import VersionInfo, check_version, names_under, witnessed, zip_version
@@ -29,7 +29,6 @@ from labeler.versions.reading import read_version
 
 store = get_store()
 OUT = Path(exports_path())
-NO_POLICY = "stop and list them"
 LAST = "export_last"
 
 
@@ -100,12 +99,8 @@ def selection_form() -> tuple[str, Selection, str | None]:
         min_grade = right.selectbox(
             "Relevant from grade (recorded for evaluators)", [1, 2], key="export_min_grade"
         )
-        policy = right.selectbox(
-            "When reviewers disagree",
-            [NO_POLICY, *POLICIES],
-            key="export_policy",
-            format_func=lambda p: p if p == NO_POLICY else f"{p}: {POLICIES[p].summary}",
-        )
+        with right:
+            policy = policy_select(store, "When reviewers disagree", "export_policy", stop=True)
         left, right, _ = st.columns([1, 1, 4])
         preview = left.form_submit_button("Preview", key="export_preview", width="stretch")
         create = right.form_submit_button(
@@ -116,7 +111,7 @@ def selection_form() -> tuple[str, Selection, str | None]:
         min_reviewers=int(min_reviewers),
         include_pending=include_pending,
         min_grade=int(min_grade),
-        policy=None if policy == NO_POLICY else policy,
+        policy=policy,
     )
     action = "create" if create else "preview" if preview else None
     return name.strip(), selection, action

@@ -14,9 +14,9 @@ import streamlit as st
 from labeler.app import charts, decide
 from labeler.app.pages import PAGES_DIR
 from labeler.app.state import db_path, get_store, uploaded, user_errors
-from labeler.app.widgets import caption, note
+from labeler.app.widgets import caption, note, policy_select
 from labeler.config import exports_dir
-from labeler.grading.consensus import POLICIES
+from labeler.grading.counts import LABELS
 from labeler.grading.current import current_labels, stored_run
 from labeler.metrics import evaluate
 from labeler.metrics.comparison import compare
@@ -58,12 +58,7 @@ def choose_labels(column) -> object | None:
         )
         if source != CURRENT:
             return version_labels(versions[source])
-        policy = st.selectbox(
-            "When reviewers disagree",
-            list(POLICIES),
-            key="results_policy",
-            format_func=lambda p: f"{p}: {POLICIES[p].summary}",
-        )
+        policy = policy_select(store, "When reviewers disagree", "results_policy")
         return current_labels(store, policy=policy, chunking=chunking)
 
 
@@ -130,10 +125,10 @@ def run_table(results, metrics: list[str]) -> None:
         st.dataframe(pd.DataFrame(list(rows.values())), hide_index=True)
     first = results[0]
     st.caption(
-        f"Means over the {first.num_scored} questions with a relevant label (left out:"
-        f" {first.unanswerable} marked unanswerable, {first.no_relevant_label} without a"
-        " relevant label yet); in brackets a 95 % bootstrap interval (the questions resampled"
-        f" {PAGE_RESAMPLES:,} times)."
+        f"Means over the {first.num_scored} {LABELS['answerable']} questions (a chunk graded 1"
+        f" or more; left out: {first.unanswerable} marked unanswerable,"
+        f" {first.no_relevant_label} without a relevant label yet); in brackets a 95 % bootstrap"
+        f" interval (the questions resampled {PAGE_RESAMPLES:,} times)."
     )
     frame = pd.DataFrame(
         [
