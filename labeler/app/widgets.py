@@ -2,9 +2,10 @@
 
 Untrusted text (chunks, questions, rationales) only ever goes through ``safe_text_html``
 (escaped piece by piece, then marked; chunks and judges' reasons rendered from Markdown to an
-allow-list of inert tags by ``labeler.app.markdown``) or ``st.text``: never ``st.markdown``. The keyboard pages
-(grading, review, remap queue, spot-check, adjudication) draw their keys with ``toolbar`` and
-list them with ``keys_legend``; the style of everything lives in ``style.css``.
+allow-list of inert tags by ``labeler.app.markdown``) or ``st.text``: never ``st.markdown``.
+The keyboard pages (grading, review, remap queue, spot-check, adjudication) draw their keys
+with ``toolbar`` and list them with ``keys_legend``; the style of everything lives in
+``style.css``.
 """
 
 from __future__ import annotations

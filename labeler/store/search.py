@@ -60,7 +60,7 @@ POSTINGS_BUDGET = 20_000
 # than this share of the chunks points at nothing and is left unmarked ("one", "order" in a
 # shop's corpus), except that the question's HIGHLIGHT_KEEP rarest words are always marked.
 HIGHLIGHT_MAX_SHARE = 0.05
-HIGHLIGHT_KEEP = 2
+HIGHLIGHT_KEEP = 1
 # Float sums may round up by a few ulps; the bound is checked with this much to spare.
 _BOUND_MARGIN = 1e-9
 

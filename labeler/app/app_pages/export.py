@@ -18,6 +18,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from labeler.app.pages import PAGES_DIR
 from labeler.app.state import exports_path, get_store, store_fragment, user_errors
 from labeler.app.widgets import note, policy_select
 from labeler.export import Selection, export_testset, plan_export
@@ -226,8 +227,13 @@ def show_last(name: str, selection: Selection) -> None:
         note(f"Nothing written: v{last['version']} already holds this content.")
     elif last["disagreements"]:
         st.error(
-            f"{len(last['disagreements'])} disagreement(s) between reviewers. Settle them with"
-            " `labeler adjudicate`, or choose how to settle them above."
+            f"{len(last['disagreements'])} disagreement(s) between reviewers. Settle them on the"
+            " Adjudicate page, or choose a policy above to settle them."
+        )
+        st.page_link(
+            str(PAGES_DIR / "adjudicate.py"),
+            label="Adjudicate the disagreements",
+            icon=":material/gavel:",
         )
         with st.container(key="export_disagreements"):
             st.dataframe(last["disagreements"], hide_index=True)
