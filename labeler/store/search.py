@@ -58,9 +58,8 @@ TERM_MAX_CHUNKS = 5_000
 POSTINGS_BUDGET = 20_000
 # Highlighting (the grading page marks a question's words in each chunk): a word found in more
 # than this share of the chunks points at nothing and is left unmarked ("one", "order" in a
-# shop's corpus), except that the question's HIGHLIGHT_KEEP rarest words are always marked.
+# shop's corpus); a question made only of such words has its rarest one marked.
 HIGHLIGHT_MAX_SHARE = 0.05
-HIGHLIGHT_KEEP = 1
 # Float sums may round up by a few ulps; the bound is checked with this much to spare.
 _BOUND_MARGIN = 1e-9
 
@@ -152,18 +151,20 @@ class Search(Facet):
     def highlight_terms(self, text: str) -> list[str]:
         """The words of ``text`` (a question) worth marking in the chunks, in its order: those
         in at most HIGHLIGHT_MAX_SHARE of the chunks (their document frequency, from the
-        full-text index), and the HIGHLIGHT_KEEP rarest whatever their share. Words found in no
-        chunk are left out (they would mark nothing). Counting stops past the cut-off, so a
-        common word costs no more than a rare one on a large corpus."""
+        full-text index); when there is none, the rarest word the chunks hold. Counting stops
+        past the cut-off, so a common word costs little more than a rare one on a large
+        corpus."""
         terms = fts_terms(text)
         if not terms:
             return []
         total = int(self.scalar("SELECT count(*) FROM chunks"))
         cap = max(1, int(total * HIGHLIGHT_MAX_SHARE))
         counts = {term: self._count_upto(term, cap + 1) for term in terms}
-        present = [t for t in terms if counts[t]]
-        rarest = set(sorted(present, key=lambda t: counts[t])[:HIGHLIGHT_KEEP])
-        return [t for t in present if counts[t] <= cap or t in rarest]
+        rare = [t for t in terms if 0 < counts[t] <= cap]
+        if rare:
+            return rare
+        present = {t: self._chunks_with(t) for t in terms if counts[t]}
+        return [min(present, key=present.__getitem__)] if present else []
 
     def _count_upto(self, term: str, limit: int) -> int:
         """Chunks (title or text) holding ``term``, counted up to ``limit``."""

@@ -4,7 +4,7 @@ weighting by rarity.
 For every question in the demo's grading queue, its candidate chunks (the pool the grading page
 shows) are marked as the page marks them: before, with every word of the question (stop words
 aside); after, with ``Search.highlight_terms`` (words in at most HIGHLIGHT_MAX_SHARE of the
-chunks, and the question's rarest). Printed: the marks in all, the words marked most often
+chunks; the rarest one when none is). Printed: the marks in all, the words marked most often
 each way, with the share of the chunks that hold them, and the words no longer marked.
 
 Usage::
