@@ -14,8 +14,9 @@ the page is an allow-list, by construction:
 
 Why not render with markdown-it and clean the HTML after (nh3, bleach)? The walk writes nothing
 it did not choose, so there is nothing to clean; it needs no second parser or native wheel; and
-it can carry the highlight through. Measured on the demo's 336 chunks (docs/grading.md): the
-walk takes about as long as markdown-it's own renderer, and nh3 after it adds a pass.
+it can carry the highlight through. Measured on the demo's 336 chunks (352 characters on
+average, machine at load 12): 0.60 ms a chunk for this walk, 0.46 ms for markdown-it's own
+renderer, 1.14 ms for that renderer followed by nh3's clean (an allow-list of the same tags).
 
 Highlighting: the spans of the question's words are worked out on the raw text (as the search
 sees it). Two private-use characters are put round each span before parsing; Markdown treats
@@ -27,6 +28,7 @@ name) is not marked.
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from collections.abc import Sequence
@@ -168,7 +170,15 @@ class _Writer:
 
 def markdown_html(text: str, spans: Sequence[Span] = ()) -> str:
     """``text`` rendered from Markdown to the tags of ``ALLOWED`` only, every text escaped, the
-    character ``spans`` of the raw text (the question's words) wrapped in <mark>."""
+    character ``spans`` of the raw text (the question's words) wrapped in <mark>.
+
+    Kept per (text, spans): the grading page redraws its thirty cards on every key, and a
+    render costs about 0.5 ms a chunk (markdown-it's parse), a lookup nothing."""
+    return _rendered(text, tuple((int(a), int(b)) for a, b in spans))
+
+
+@functools.lru_cache(maxsize=8192)
+def _rendered(text: str, spans: tuple[Span, ...]) -> str:
     writer = _Writer()
     writer.block(_PARSER.parse(with_markers(text, spans)))
     return "".join(writer.out).replace("<mark></mark>", "")

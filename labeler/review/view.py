@@ -51,6 +51,11 @@ class ContextView:
         return bool(self.matches)
 
 
+# A duplicate this close (token_sort_ratio, 0-100) to a question already kept is the same
+# question: 100/100 is the same words.
+SAME_SCORE = 95.0
+
+
 @dataclass(frozen=True, slots=True)
 class Member:
     """A question of the duplicate cluster; ``score`` against the question shown, when the
@@ -78,6 +83,22 @@ class ReviewView:
     @property
     def revision(self) -> int:
         return int(self.state["revision"])
+
+    @property
+    def same_as(self) -> Member | None:
+        """A question already in the test set (written by people or accepted) that this one
+        duplicates almost word for word (score at least SAME_SCORE): accepting it would add
+        the question twice, so the page does not offer Accept as the default key."""
+        return next(
+            (
+                m
+                for m in self.cluster
+                if m.score is not None
+                and m.score >= SAME_SCORE
+                and (m.origin == "human" or m.status == "accepted")
+            ),
+            None,
+        )
 
     @property
     def edited(self) -> bool:
@@ -177,6 +198,7 @@ def _cluster(store: Store, question_id: str, flags: tuple[dict, ...]) -> tuple[M
 
 __all__ = [
     "MIN_COVERED_WORDS",
+    "SAME_SCORE",
     "ChunkMatch",
     "ContextView",
     "Member",

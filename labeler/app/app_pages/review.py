@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import time
+from dataclasses import replace
 
 import streamlit as st
 
@@ -251,15 +252,10 @@ def choose_question(where: QueueFilter) -> str | None:
 def toolbar(view: review.ReviewView) -> None:
     q = view.question
     sources = bool(review.source_chunks(store, q.id, chunking))
+    same = view.same_as  # a near-copy of a kept question: Reject is the key to expect
+    told = f" (it repeats {same.id}, {same.score:.0f}/100)" if same else ""
     keys = [
-        Key(
-            "A",
-            "Accept",
-            accept,
-            (q.id, False),
-            "Accept: the question joins the grading queue",
-            kind="primary",
-        ),
+        Key("A", "Accept", accept, (q.id, False), "Accept: it joins the grading queue" + told),
         Key(
             "Shift+A",
             "Accept, sources relevant",
@@ -297,6 +293,8 @@ def toolbar(view: review.ReviewView) -> None:
             kind="tertiary",
         ),
     ]
+    expected = 2 if same else 0  # Reject for a near-copy, else Accept
+    keys[expected] = replace(keys[expected], kind="primary")
     widgets.toolbar("review", keys)
 
 
