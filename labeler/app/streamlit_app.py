@@ -12,6 +12,7 @@ import html
 
 import streamlit as st
 
+from labeler.app import warm
 from labeler.app.pages import PAGES, PAGES_DIR
 from labeler.app.state import REVIEWER_KEY, get_store, run_scope, show_messages
 from labeler.app.widgets import inject_style
@@ -79,6 +80,7 @@ def main() -> None:
         sidebar_identity()
         show_messages()
         page.run()
+    warm.start()  # once per server: the Results page's imports, while the reviewer reads
 
 
 main()

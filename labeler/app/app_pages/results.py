@@ -28,6 +28,7 @@ from labeler.metrics.summary import (
     mean_intervals,
     question_differences,
 )
+from labeler.numbers import rounded, signed
 from labeler.sources import checked_run, compare_versions, version_labels
 from labeler.versions.history import intact_versions, list_versions, names_under
 
@@ -96,8 +97,13 @@ def choose_runs(column) -> list:
 
 def choose_metrics(column) -> tuple[list[str], list[int]]:
     with column:
-        names = st.multiselect(
-            "Metrics", METRIC_NAMES, default=DEFAULT_METRICS, key="results_metrics"
+        # Pills wrap; a multiselect of five metrics cut the last one to "m…" (issue #23).
+        names = st.pills(
+            "Metrics",
+            METRIC_NAMES,
+            selection_mode="multi",
+            default=DEFAULT_METRICS,
+            key="results_metrics",
         )
         cutoffs = st.multiselect("Cutoffs (k)", CUTOFFS, default=[10], key="results_cutoffs") or [
             10
@@ -139,8 +145,7 @@ def run_table(results, metrics: list[str]) -> None:
     )
     if frame.empty:
         return
-    chart = charts.means_with_intervals(frame, metrics)
-    st.altair_chart(chart.properties(height=280), key="results_chart")
+    st.vega_lite_chart(frame, charts.means_with_intervals(metrics), key="results_chart")
 
 
 def coverage_notes(results, cutoffs: list[int], metrics: list[str]) -> None:
@@ -189,19 +194,20 @@ def paired_comparison(results, metrics: list[str]) -> tuple[object, object] | No
         return None
     ia, ib = pair_choice(results, metrics[0])
     a, b = results[ia], results[ib]
+    comparisons = compare(b, a, metrics, resamples=PAGE_RESAMPLES)
     rows = [
         {
             "metric": c.metric,
             f"{a.run}": c.run_mean,
             f"{b.run}": c.baseline_mean,
-            f"{a.run} - {b.run}": c.difference,
-            "95 % interval": f"[{c.ci_low:+.3f}, {c.ci_high:+.3f}]",
+            f"{a.run} - {b.run}": rounded(c.difference, 3),
+            "95 % interval": f"[{signed(c.ci_low, 3)}, {signed(c.ci_high, 3)}]",
             "p-value": c.p_value,
             f"{a.run} better": c.wins,
             "ties": c.ties,
             f"{b.run} better": c.losses,
         }
-        for c in compare(b, a, metrics, resamples=PAGE_RESAMPLES)
+        for c in comparisons
     ]
     if not rows:
         st.info("No question has a relevant label yet: nothing to compare.")
@@ -221,6 +227,8 @@ def paired_comparison(results, metrics: list[str]) -> tuple[object, object] | No
         "Paired over the same questions: the mean difference, its 95 % bootstrap interval,"
         " a randomization test's p-value, and on how many questions each run wins."
     )
+    for sentence in filter(None, (c.mixed_verdict() for c in comparisons)):
+        note(sentence, kind="warning")
     return a, b
 
 
@@ -240,14 +248,14 @@ def per_question(a, b, metrics: list[str], texts: dict[str, str]) -> None:
             "order": list(range(len(rows))),
             a.run: [r.a for r in rows],
             b.run: [r.b for r in rows],
-            "difference": [r.difference for r in rows],
+            "difference": [rounded(r.difference, 3) for r in rows],
         }
     )
     frame["better"] = [
         a.run if d > 1e-12 else b.run if d < -1e-12 else "tie" for d in frame["difference"]
     ]
-    chart = charts.differences(frame, a.run, b.run, metric)
-    event = st.altair_chart(chart, key="results_question_chart", on_select="rerun")
+    spec = charts.differences(a.run, b.run, metric)
+    event = st.vega_lite_chart(frame, spec, key="results_question_chart", on_select="rerun")
     clicked = (event.selection.get("pick") or [{}])[0].get("question") if event else None
     table = frame.drop(columns=["order", "better"])
     table.insert(1, "text", [texts.get(q, "") for q in table["question"]])
@@ -337,7 +345,7 @@ def versions_side_by_side(runs, metrics: list[str]) -> None:
                         if m.before is None
                         else f"not scored in {new}"
                         if m.after is None
-                        else f"{m.change:+.3f}",
+                        else signed(m.change, 3),
                     }
                     for m in moved
                 ]
