@@ -74,7 +74,7 @@ def decide_runs(
         msg = f"compare two different runs, not {run_a!r} with itself"
         raise LabelerError(msg, field="run")
     chunking = chunking or store.corpus.current_chunking()
-    resolve = runs if runs is not None else functools.partial(stored_run, store)
+    resolve = runs if runs is not None else functools.partial(_stored_run, store)
     a, b = resolve(run_a), resolve(run_b)
     if a.name == b.name:
         msg = f"both runs are named {a.name!r}: compare two different runs"
@@ -94,8 +94,27 @@ def decide_runs(
     )
 
 
-_KEPT: dict[tuple, DecisionQueue] = {}
 _KEPT_LOCK = threading.Lock()  # the app asks from several threads
+_RUNS: dict[tuple, Run] = {}  # imported runs as the engine takes them, until a run is imported
+
+
+def _stored_run(store: Store, name: str) -> Run:
+    """``stored_run``, kept per database, name and runs' revision: a grade changes the labels,
+    never the runs, and reading two runs again cost about 16 ms of each key in the "decide A
+    vs B" queue (issue #23)."""
+    key = (str(store.path), name, store.labels.revision()[1])
+    with _KEPT_LOCK:
+        kept = _RUNS.get(key)
+    if kept is None:
+        kept = stored_run(store, name)
+        with _KEPT_LOCK:
+            while len(_RUNS) >= 2 * _KEEP:
+                _RUNS.pop(next(iter(_RUNS)))
+            _RUNS[key] = kept
+    return kept
+
+
+_KEPT: dict[tuple, DecisionQueue] = {}
 _KEEP = 8  # decisions kept: a handful of comparisons followed at once
 
 
