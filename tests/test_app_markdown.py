@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from labeler.app.markdown import ALLOWED, markdown_html, with_markers
+from labeler.app.markdown import ALLOWED, markdown_html, markdown_text, with_markers
 
 
 class Tags(HTMLParser):
@@ -109,3 +109,20 @@ def test_marks_never_change_the_structure() -> None:
 def test_marker_characters_in_the_text_are_dropped_first() -> None:
     assert with_markers("a\ue000b\ue001c", []) == "abc"
     assert markdown_html("a\ue000b") == "<p>ab</p>"
+
+
+def test_a_span_over_whole_lines_keeps_their_block_syntax() -> None:
+    # A context covering a heading and a list (the review page): the marks go round the lines'
+    # text, so the heading and the list stay a heading and a list.
+    text = "# Delivery\n\n## UK\n\n- Standard: 3 days.\n- Express: 1 day.\n\nDone."
+    start, end = text.index("## UK"), text.index("- Express") - 1
+    assert markdown_html(text, [(start, end)]) == (
+        "<h1>Delivery</h1><h2><mark>UK</mark></h2><ul><li><mark>Standard: 3 days.</mark></li>"
+        "<li>Express: 1 day.</li></ul><p>Done.</p>"
+    )
+
+
+def test_markdown_as_plain_text_for_a_table_cell() -> None:
+    assert markdown_text("**Relevant (2).** It says *so*:\n\n- a <b>\n- b") == (
+        "Relevant (2). It says so: a <b> b"
+    )

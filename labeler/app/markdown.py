@@ -23,7 +23,9 @@ sees it). Two private-use characters are put round each span before parsing; Mar
 them as letters, so they ride inside the text tokens, and the walk turns them into <mark> and
 </mark>, closing and reopening a mark at every tag it meets so the HTML always nests. A span
 whose marks would change the structure (the digits of "1." opening a list item, an entity's
-name) is not marked.
+name) is not marked, and a span that starts or ends inside a line's block syntax (a bullet, a
+heading's "#", a quote's ">") is moved to the line's text: a passage covering a whole list
+stays a list.
 """
 
 from __future__ import annotations
@@ -72,6 +74,26 @@ _PAIRED = {  # token types whose tag is written as is (attributes dropped)
 _LIST_START = re.compile(r"^[ \t]{0,3}$")
 
 
+# A line's block syntax: indentation, quote marks, list bullets and numbers, heading marks, a
+# table's leading pipe. A mark that opened inside it would turn the line into plain text.
+_PREFIX = re.compile(r"[ \t]*(?:(?:>|[-*+]|\d{1,9}[.)]|#{1,6})[ \t]+)*\|?[ \t]*")
+
+
+def _after_prefix(text: str, position: int) -> int:
+    """``position`` moved past its line's block syntax when it falls inside it."""
+    line_start = text.rfind("\n", 0, position) + 1
+    end = _PREFIX.match(text, line_start).end()
+    return end if line_start <= position < end else position
+
+
+def _before_prefix(text: str, position: int) -> int:
+    """``position`` (a span's end) moved back before its line's block syntax, to the end of
+    the line before, when it falls inside it."""
+    line_start = text.rfind("\n", 0, position) + 1
+    end = _PREFIX.match(text, line_start).end()
+    return max(line_start - 1, 0) if line_start < position <= end else position
+
+
 def _structural(text: str, start: int, end: int) -> bool:
     """Would marks round ``text[start:end]`` change how it parses? The digits that open an
     ordered list item ("12." at a line's start) and the name of a character reference ("&amp;")."""
@@ -86,7 +108,8 @@ def with_markers(text: str, spans: Sequence[Span]) -> str:
     """``text`` (without marker characters) with OPEN and CLOSE round each span."""
     text = _MARKERS.sub("", text) if _MARKERS.search(text) else text
     pieces, at = [], 0
-    for start, end in spans:
+    for first, last in spans:
+        start, end = _after_prefix(text, first), _before_prefix(text, last)
         if start < at or end <= start or _structural(text, start, end):
             continue
         pieces += [text[at:start], OPEN, text[start:end], CLOSE]
@@ -174,7 +197,7 @@ def markdown_html(text: str, spans: Sequence[Span] = ()) -> str:
 
     Kept per (text, spans): the grading page redraws its thirty cards on every key, and a
     render costs about 0.5 ms a chunk (markdown-it's parse), a lookup nothing."""
-    return _rendered(text, tuple((int(a), int(b)) for a, b in spans))
+    return _rendered(text, tuple(sorted((int(a), int(b)) for a, b in spans)))
 
 
 @functools.lru_cache(maxsize=8192)
@@ -184,4 +207,15 @@ def _rendered(text: str, spans: tuple[Span, ...]) -> str:
     return "".join(writer.out).replace("<mark></mark>", "")
 
 
-__all__ = ["ALLOWED", "markdown_html", "with_markers"]
+_TAG = re.compile(r"<[^>]+>")
+_BLOCK_END = re.compile(r"</(?:p|h[1-6]|li|tr|pre)>")
+
+
+def markdown_text(text: str) -> str:
+    """``text`` read as Markdown and given back as plain text (for a table cell, which cannot
+    draw it): "**Relevant (2).** It says so." becomes "Relevant (2). It says so."."""
+    rendered = _BLOCK_END.sub(" ", markdown_html(text))
+    return " ".join(html.unescape(_TAG.sub("", rendered)).split())
+
+
+__all__ = ["ALLOWED", "markdown_html", "markdown_text", "with_markers"]

@@ -14,7 +14,7 @@ import streamlit as st
 
 from labeler import review
 from labeler.app.pages import PAGES_DIR
-from labeler.app.widgets import note_html, safe_text_html, spans_html, word_diff_html
+from labeler.app.widgets import note_html, safe_text_html, word_diff_html
 from labeler.flags import FLAG_TITLES
 from labeler.review import REJECT_REASONS
 
@@ -118,7 +118,9 @@ def contexts_block(view: review.ReviewView) -> None:
                     body = '<div class="rv-whole">The context is this whole chunk.</div>'
                     body += safe_text_html(chunk.text, markdown=True)
                 else:
-                    body = spans_html(chunk.text, match.spans, css_class="lbl-text rv-text")
+                    body = safe_text_html(
+                        chunk.text, spans=match.spans, css_class="lbl-text rv-text", markdown=True
+                    )
                 st.html(
                     f'<div class="rv-ctx-head">{html.escape(head)}'
                     + (f" · {html.escape(title)}" if title else "")

@@ -11,6 +11,7 @@ import urllib.parse
 import pandas as pd
 import streamlit as st
 
+from labeler.app.markdown import markdown_text
 from labeler.app.state import db_path, get_store, user_errors
 from labeler.app.widgets import safe_text_html
 from labeler.judge.render import item_label
@@ -159,7 +160,7 @@ def judge_section(report: MetricReport, name: str) -> None:
                 "people": d.human,
                 "judge": d.judge
                 + (f" ({d.judge_value:g})" if report.scale.kind == "score" else ""),
-                "rationale": d.rationale or "",
+                "rationale": markdown_text(d.rationale or ""),
             }
             for d in judge.disagreements
         ]
@@ -174,7 +175,7 @@ def judge_section(report: MetricReport, name: str) -> None:
             "question": st.column_config.TextColumn("question", width="medium"),
             "people": st.column_config.TextColumn("people", width=60),
             "judge": st.column_config.TextColumn("judge", width=80),
-            "rationale": st.column_config.TextColumn("the judge's rationale (text)", width="large"),
+            "rationale": st.column_config.TextColumn("the judge's rationale", width="large"),
         },
         key=f"judge_report_disagreements_{name}",
     )

@@ -252,7 +252,7 @@ def choose_question(where: QueueFilter) -> str | None:
 def toolbar(view: review.ReviewView) -> None:
     q = view.question
     sources = bool(review.source_chunks(store, q.id, chunking))
-    same = view.same_as  # a near-copy of a kept question: Reject is the key to expect
+    same = view.same_as  # a near-copy: Reject (of a kept question) or no default key
     told = f" (it repeats {same.id}, {same.score:.0f}/100)" if same else ""
     keys = [
         Key("A", "Accept", accept, (q.id, False), "Accept: it joins the grading queue" + told),
@@ -293,8 +293,9 @@ def toolbar(view: review.ReviewView) -> None:
             kind="tertiary",
         ),
     ]
-    expected = 2 if same else 0  # Reject for a near-copy, else Accept
-    keys[expected] = replace(keys[expected], kind="primary")
+    expected = {"accept": 0, "reject": 2}.get(view.expected_key)
+    if expected is not None:
+        keys[expected] = replace(keys[expected], kind="primary")
     widgets.toolbar("review", keys)
 
 
@@ -317,7 +318,7 @@ def progress_bar() -> None:
     st.progress(
         decided / total,
         text=f"{decided} of {total} generated questions reviewed · {counts.get('pending', 0)}"
-        f" to review · {counts.get('accepted', 0)} accepted · {counts.get('rejected', 0)} rejected",
+        f" waiting · {counts.get('accepted', 0)} accepted · {counts.get('rejected', 0)} rejected",
     )
 
 
