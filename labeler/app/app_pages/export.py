@@ -352,7 +352,8 @@ def download(name: str, numbers: list[int], paths: dict[int, Path]) -> None:
 st.title("Export test sets")
 st.caption(
     f"Versions are written to `{OUT}`; each is immutable, and the same content is never written"
-    " twice. Reviewers' disagreements stop an export unless you choose how to settle them."
+    " twice. Disagreements a lead did not adjudicate are settled by the policy chosen below"
+    ' (the project\'s to start with); "stop" lists them and writes nothing.'
 )
 name, selection, action = selection_form()
 if action is not None:
