@@ -377,6 +377,9 @@ def results_project(folder: Path) -> Path:
     path = folder / "results.db"
     if path.exists():
         return path
+    building = folder / "results.db.part"  # renamed once whole: a failed build is not reused
+    for stale in folder.glob("results.db.part*"):
+        stale.unlink()
     folder.mkdir(parents=True, exist_ok=True)
     rng = random.Random(23)
     words = [f"w{i}" for i in range(3000)]
@@ -397,7 +400,8 @@ def results_project(folder: Path) -> Path:
         with runs[name].open("w", encoding="utf-8") as out:
             for q in range(10_000):
                 found = [c for c in relevant[q] if rng.random() < hit]
-                ranked = found + rng.sample(range(20_000), 20 - len(found))
+                others = [c for c in rng.sample(range(20_000), 23) if c not in found]
+                ranked = found + others[: 20 - len(found)]
                 rng.shuffle(ranked)
                 for rank, c in enumerate(ranked, start=1):
                     out.write(f"q{q:05d} Q0 c{c} {rank} {100 - rank} {name}\n")
@@ -410,13 +414,15 @@ def results_project(folder: Path) -> Path:
                 maria.write(f"q{q:05d} 0 c{c} {grade}\n")
                 other = grade if rng.random() > 0.1 else (grade + 1) % 3
                 tom.write(f"q{q:05d} 0 c{c} {other}\n")
-    with Store(path) as store:
+    with Store(building) as store:
         import_chunks(store, chunks, chunking="default")
         import_questions(store, questions)
         for run in runs.values():
             import_run(store, run, pool_depth=10)
         for reviewer, file in qrels.items():
             import_qrels(store, file, reviewer=reviewer)
+        store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    building.rename(path)
     return path
 
 
