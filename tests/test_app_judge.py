@@ -197,7 +197,8 @@ def test_report_page_shows_the_sentence_and_the_disagreements(
     assert "J on Faithfulness: only 2 items have both its verdict and a human one" in text
     frame = at.dataframe[0].value
     assert list(frame["people"]) == ["fail"]
-    assert list(frame["rationale"]) == [RATIONALE]
+    # a table cell cannot draw Markdown: the rationale as its plain text, the image its alt text
+    assert list(frame["rationale"]) == ["Supported All claims x"]
     assert list(frame["open"]) == ["judge_review?plan=faith&item=ans-1"]
 
 
@@ -229,3 +230,29 @@ def test_names_from_files_are_shown_as_text(planned: Store, monkeypatch) -> None
     )
     assert not any("example.invalid" in m.value for m in at.markdown)
     assert not any("example.invalid" in c.value for c in at.caption)
+
+
+def test_a_lead_shows_reviewers_the_judges_grade_from_the_report(
+    loaded: Store, monkeypatch, tmp_path
+) -> None:
+    records = [
+        {
+            "metric": "relevance",
+            "rater": "llm",
+            "rater_kind": "model",
+            "verdict": 2,
+            "question": "q1",
+            "chunk_id": "rate-limits",
+        }
+    ]
+    path = tmp_path / "r.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    import_judgements(loaded, path)
+    at = open_page(loaded.path, monkeypatch, "judge_report", metric="relevance")
+    choice = at.selectbox(key="judge_report_reveal")
+    assert (choice.options, choice.value) == (["no judge", "llm"], None)
+    choice.select("llm").run()
+    assert not at.exception
+    assert loaded.ratings.revealed_judge() == "llm"
+    at.selectbox(key="judge_report_reveal").select(None).run()
+    assert loaded.ratings.revealed_judge() is None

@@ -12,7 +12,9 @@ lock up front) and one facet per table family, each a small class with its own S
     store.adjudications  a lead's settled grades
     store.pools          a question's pooled candidates and stored search pools
     store.versions       the log of exported test-set versions
+    store.keys           the project's signing key
     store.ratings        judges' and people's ratings of items, on a metric
+    store.judge_calls    the calls ``labeler judge run`` made: its cache, failures, details
     store.plans          spot-check sample plans
     store.remaps         re-chunking: mappings, carried labels, the review queue
     store.reviews        the review of generated questions
@@ -32,6 +34,8 @@ from labeler.store.base import Database, Facet
 from labeler.store.corpus import Corpus
 from labeler.store.flags import Flags, QueueFilter
 from labeler.store.highlight import Span, match_spans
+from labeler.store.judge_calls import JudgeCalls
+from labeler.store.keys import Keys
 from labeler.store.labels import EVERYONE, Labels, check_reviewer
 from labeler.store.plans import Plans
 from labeler.store.pool import Pools
@@ -53,13 +57,15 @@ class Store(Database):
         self.labels = Labels(self)
         self.corpus = Corpus(self, self.labels)
         self.search = Search(self)
-        self.questions = Questions(self)
+        self.questions = Questions(self, self.labels)
         self.runs = Runs(self)
         self.progress = Progress(self)
         self.adjudications = Adjudications(self)
         self.pools = Pools(self)
         self.versions = Versions(self)
+        self.keys = Keys(self)
         self.ratings = Ratings(self)
+        self.judge_calls = JudgeCalls(self)
         self.plans = Plans(self)
         self.remaps = Remaps(self)
         self.reviews = Reviews(self)
@@ -94,7 +100,9 @@ FACETS: tuple[str, ...] = (
     "adjudications",
     "pools",
     "versions",
+    "keys",
     "ratings",
+    "judge_calls",
     "plans",
     "remaps",
     "reviews",
@@ -111,6 +119,8 @@ __all__ = [
     "Database",
     "Facet",
     "Flags",
+    "JudgeCalls",
+    "Keys",
     "Labels",
     "Plans",
     "Pools",
