@@ -33,6 +33,7 @@ FAMILY = DECIDE.name  # the value of the page's "Queue" choice that turns this q
 STATUS = "label_status"  # the status line's fragment
 STATUS_YIELD_S = 0.03  # see status_line()
 RESULTS_PAIRS = 10  # the most decisive pairs the Results page lists
+AT_ONCE_QUESTIONS = 2_000  # up to this many, the Results page works the decision out as it opens
 QUEUE_KEY = "label_queue"
 DEFAULT_METRIC = "ndcg@10"
 _CHOICE_KEYS = ("label_decide_a", "label_decide_b", "label_decide_metric", "label_decide_policy")
@@ -237,6 +238,22 @@ def problem() -> None:
 # the Results page's section -------------------------------------------------------------------
 
 
+def worked_out(store, comparison: Comparison):
+    """The comparison's decision for the Results page: at once on a small project (0.2 s on
+    the demo), or when already worked out; on a large one only when asked, since it takes
+    seconds (16 s of CPU at 10,000 questions, most of the page's first open: issue #23)."""
+    chunking = store.corpus.current_chunking()
+    kept = comparison.kept(store, chunking)
+    if kept is not None:
+        return kept.decision
+    questions = store.questions.count()
+    if questions <= AT_ONCE_QUESTIONS or st.button(
+        f"Work it out ({questions:,} questions: it takes a while)", key="results_decide_work"
+    ):
+        return comparison.queue(store, chunking).decision
+    return None
+
+
 def results_section(store, run_a: str, run_b: str, metrics: list[str], policy: str | None) -> None:
     """Which pairs settle A vs B (current labels, imported runs only). The decision is the
     grading page's queue's (kept until a label or a run changes): reruns of this page cost
@@ -260,7 +277,9 @@ def results_section(store, run_a: str, run_b: str, metrics: list[str], policy: s
         " be relevant (weighed by how often it agrees with people). Proof needs people.",
     )
     comparison = Comparison(run_a, run_b, metric, policy or project_policy(store), prior)
-    decision = comparison.queue(store, store.corpus.current_chunking()).decision
+    decision = worked_out(store, comparison)
+    if decision is None:
+        return
     note(decision.sentence(), kind="ok" if decision.status == "proven" else "info")
     st.caption(
         f"{decision.labelled} of the {decision.pool} pairs in the two runs' top"

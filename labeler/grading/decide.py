@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from labeler.errors import LabelerError
 from labeler.grading.consensus import POLICIES
-from labeler.grading.current import current_labels, stored_run
+from labeler.grading.current import current_labels, kept_run
 from labeler.grading.policy import resolve_policy
 from labeler.grading.queue import Queue, QueueFamily
 from labeler.metrics.decision import (
@@ -77,7 +77,7 @@ def decide_runs(
         msg = f"compare two different runs, not {run_a!r} with itself"
         raise LabelerError(msg, field="run")
     chunking = chunking or store.corpus.current_chunking()
-    resolve = runs if runs is not None else functools.partial(_stored_run, store)
+    resolve = runs if runs is not None else functools.partial(kept_run, store)
     a, b = resolve(run_a), resolve(run_b)
     if a.name == b.name:
         msg = f"both runs are named {a.name!r}: compare two different runs"
@@ -109,25 +109,6 @@ def judge_grades(store: Store, judge: str, chunking: str) -> dict[tuple[str, str
 
 
 _KEPT_LOCK = threading.Lock()  # the app asks from several threads
-_RUNS: dict[tuple, Run] = {}  # imported runs as the engine takes them, until a run is imported
-
-
-def _stored_run(store: Store, name: str) -> Run:
-    """``stored_run``, kept per database, name and runs' revision: a grade changes the labels,
-    never the runs, and reading two runs again cost about 16 ms of each key in the "decide A
-    vs B" queue (issue #23)."""
-    key = (str(store.path), name, store.labels.revision()[1])
-    with _KEPT_LOCK:
-        kept = _RUNS.get(key)
-    if kept is None:
-        kept = stored_run(store, name)
-        with _KEPT_LOCK:
-            while len(_RUNS) >= 2 * _KEEP:
-                _RUNS.pop(next(iter(_RUNS)))
-            _RUNS[key] = kept
-    return kept
-
-
 _KEPT: dict[tuple, DecisionQueue] = {}
 _KEEP = 8  # decisions kept: a handful of comparisons followed at once
 
@@ -147,7 +128,49 @@ def decision_queue(
     that of its most decisive pair). Kept until a label or a run changes (or, with a judge's
     ``prior``, a rating), so the grading page can ask for it on every question it opens."""
     chunking = chunking or store.corpus.current_chunking()
-    key = (
+    key = _kept_key(store, run_a, run_b, metric, policy, chunking, confidence, prior)
+    with _KEPT_LOCK:
+        kept = _KEPT.get(key)
+    if kept is None:
+        kept = _decision_queue(store, run_a, run_b, metric, policy, chunking, confidence, prior)
+        with _KEPT_LOCK:
+            while len(_KEPT) >= _KEEP:
+                _KEPT.pop(next(iter(_KEPT)))
+            _KEPT[key] = kept
+    return kept
+
+
+def kept_decision_queue(
+    store: Store,
+    run_a: str,
+    run_b: str,
+    metric: str,
+    *,
+    policy: str | None = None,
+    chunking: str | None = None,
+    confidence: float = DEFAULT_CONFIDENCE,
+    prior: str | None = None,
+) -> DecisionQueue | None:
+    """``decision_queue``'s answer if it is kept (worked out since the last change), else None
+    without working it out: on a large project that takes seconds (issue #23: 16 s of CPU at
+    10,000 questions), which a page opening should not spend unasked."""
+    chunking = chunking or store.corpus.current_chunking()
+    key = _kept_key(store, run_a, run_b, metric, policy, chunking, confidence, prior)
+    with _KEPT_LOCK:
+        return _KEPT.get(key)
+
+
+def _kept_key(
+    store: Store,
+    run_a: str,
+    run_b: str,
+    metric: str,
+    policy: str | None,
+    chunking: str,
+    confidence: float,
+    prior: str | None,
+) -> tuple:
+    return (
         str(store.path),
         run_a,
         run_b,
@@ -159,15 +182,6 @@ def decision_queue(
         prior,
         None if prior is None else store.ratings.revision(),
     )
-    with _KEPT_LOCK:
-        kept = _KEPT.get(key)
-    if kept is None:
-        kept = _decision_queue(store, run_a, run_b, metric, policy, chunking, confidence, prior)
-        with _KEPT_LOCK:
-            while len(_KEPT) >= _KEEP:
-                _KEPT.pop(next(iter(_KEPT)))
-            _KEPT[key] = kept
-    return kept
 
 
 def _decision_queue(
@@ -259,6 +273,19 @@ class Comparison:
             prior=self.prior,
         )
 
+    def kept(self, store: Store, chunking: str | None = None) -> DecisionQueue | None:
+        """``queue``'s answer if it is already worked out, else None (nothing computed)."""
+        policy = resolve_policy(store, self.policy)
+        return kept_decision_queue(
+            store,
+            self.run_a,
+            self.run_b,
+            self.metric,
+            policy=policy,
+            chunking=chunking,
+            prior=self.prior,
+        )
+
 
 def _queue(argument: str) -> Queue:
     comparison = Comparison.parse(argument)
@@ -284,4 +311,5 @@ __all__ = [
     "decide_runs",
     "decision_queue",
     "judge_grades",
+    "kept_decision_queue",
 ]

@@ -17,7 +17,7 @@ from labeler.app.state import db_path, get_store, uploaded, user_errors
 from labeler.app.widgets import caption, note, policy_select
 from labeler.config import exports_dir
 from labeler.grading.counts import LABELS
-from labeler.grading.current import current_labels, stored_run
+from labeler.grading.current import current_labels, kept_run
 from labeler.metrics import evaluate
 from labeler.metrics.comparison import compare
 from labeler.metrics.registry import DEFAULT_METRICS as ENGINE_DEFAULT_METRICS
@@ -82,7 +82,7 @@ def choose_runs(column) -> list:
     names = store.runs.names()
     with column:
         chosen = st.multiselect("Runs", names, default=names, key="results_runs")
-        runs = [stored_run(store, name) for name in chosen]
+        runs = [kept_run(store, name) for name in chosen]
         extra = uploaded_run()
         if extra is not None:
             if extra.name in chosen:
