@@ -24,7 +24,8 @@ def upload(page: AppTest, kind: str, name: str, content: bytes) -> AppTest:
 
 
 def test_status_is_shown(page: AppTest) -> None:
-    assert [m.value for m in page.metric] == ["5", "3", "1", "0"]
+    # Chunks, questions, fully graded, runs, labels.
+    assert [m.value for m in page.metric] == ["5", "3", "0", "1", "0"]
 
 
 def test_an_uploaded_qrels_file_is_imported_as_that_reviewer(page: AppTest, loaded: Store) -> None:

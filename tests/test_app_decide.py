@@ -54,7 +54,7 @@ def marked(at: AppTest) -> list[str]:
 
 def test_the_link_opens_the_most_decisive_question_with_its_chunks_marked(project) -> None:
     at = open_decide()
-    queue = decision_queue(project, "dense", "bm25", "ndcg@3", policy="median")
+    queue = decision_queue(project, "dense", "bm25", "ndcg@3", policy="majority")
     first = queue.questions[0]
     assert at.query_params["question"] == first
     assert sorted(marked(at)) == sorted(queue.chunks[first])
@@ -76,7 +76,7 @@ def test_next_follows_label_next_and_grading_the_queue_proves_it(project: Store)
             project.labels.set_grade(
                 question, "default", chunk, "ana", TRUTH.get((question, chunk), 0)
             )
-        expected = decision_queue(project, "dense", "bm25", "ndcg@3", policy="median")
+        expected = decision_queue(project, "dense", "bm25", "ndcg@3", policy="majority")
         at.button(key="label_key_n").click().run()
         assert not at.exception
         if expected.questions:
@@ -124,10 +124,10 @@ def test_the_sidebar_choice_opens_the_queue_and_the_url_keeps_it(project: Store)
     at.selectbox(key="label_decide_b").set_value("bm25").run()
     at.text_input(key="label_decide_metric").input("ndcg@3").run()
     assert not at.exception
-    queue = decision_queue(project, "dense", "bm25", "ndcg@3", policy="median")
+    queue = decision_queue(project, "dense", "bm25", "ndcg@3", policy="majority")
     assert at.query_params["question"] == queue.questions[0]  # not q3: the queue's first
     assert at.query_params["decide"] == "dense,bm25,ndcg@3"
-    assert at.query_params["policy"] == "median"
+    assert at.query_params["policy"] == "majority"
     assert sorted(marked(at)) == sorted(queue.chunks[queue.questions[0]])
     # Back to every question: the link goes, the question stays.
     question = at.query_params["question"]
@@ -161,12 +161,12 @@ def test_a_tag_narrows_the_queue_and_says_when_none_of_its_questions_decide(
     at.button(key="label_key_n").click().run()
     assert at.query_params["question"] == "q3"
     assert sorted(marked(at)) == sorted(
-        decision_queue(project, "dense", "bm25", "ndcg@3", policy="median").chunks["q3"]
+        decision_queue(project, "dense", "bm25", "ndcg@3", policy="majority").chunks["q3"]
     )
     for chunk in marked(at):
         project.labels.set_grade("q3", "default", chunk, "ana", TRUTH.get(("q3", chunk), 0))
     # q1 and q2 still decide, but not under that tag: N says so and stays.
-    assert decision_queue(project, "dense", "bm25", "ndcg@3", policy="median").questions
+    assert decision_queue(project, "dense", "bm25", "ndcg@3", policy="majority").questions
     at.button(key="label_key_n").click().run()
     assert at.query_params["question"] == "q3"
     assert [t.value for t in at.toast] == [

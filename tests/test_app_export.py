@@ -13,6 +13,7 @@ from labeler.versions.signing import project_key
 from tests.conftest import notes, retext
 
 PAGE = str(Path(__file__).resolve().parents[1] / "labeler" / "app" / "app_pages" / "export.py")
+APP = str(Path(__file__).resolve().parents[1] / "labeler" / "app" / "streamlit_app.py")
 
 
 @pytest.fixture
@@ -95,15 +96,23 @@ def test_the_same_content_is_not_written_twice(page: AppTest, out: Path) -> None
 
 
 def test_disagreements_are_listed_then_settled_by_a_policy(
-    page: AppTest, graded: Store, out: Path
+    graded: Store, out: Path, monkeypatch
 ) -> None:
+    monkeypatch.setenv("LABELER_DB", str(graded.path))
+    monkeypatch.setenv("LABELER_EXPORTS", str(out))
+    # Through the entrypoint: the message links the Adjudicate page, which needs the navigation.
+    page = AppTest.from_file(APP, default_timeout=30)
+    page.session_state["reviewer"] = "ana"
+    page.switch_page("app_pages/export.py")
     graded.labels.set_grade("q1", "default", "rate-limits", "ben", 0)
     page.run()
+    page.selectbox(key="export_policy").set_value("stop")
     submit(page, "export_create")
     assert page.error[0].value.startswith("1 disagreement(s) between reviewers.")
     listed = table(page, "export_disagreements")
     assert list(listed["question"]) == ["q1"]
     assert list(listed["grades"]) == ["ana: 2, ben: 0"]
+    assert [link.label for link in page.get("page_link")] == ["Adjudicate the disagreements"]
     assert not out.exists()
     page.selectbox(key="export_policy").set_value("max")
     submit(page, "export_create")

@@ -79,7 +79,13 @@ def test_spot_check_is_blind_until_the_verdict(planned: Store, monkeypatch) -> N
         ("ana", 1.0, 1)
     ]
     after = every_text(at)
-    assert RATIONALE in [t.value for t in at.text]  # as text: the markdown is not rendered
+    # Rendered from Markdown, inert: the heading and emphasis drawn, the image its alt text.
+    rendered = [h.proto.body for h in at.html if "lbl-md" in h.proto.body]
+    assert (
+        '<div class="lbl-text lbl-md"><h2>Supported</h2><p><strong>All</strong> claims x</p>'
+        in ("".join(rendered))
+    )
+    assert "example.invalid" not in "".join(h.proto.body for h in at.html)
     assert "Same verdict" in after
     assert at.button(key="judge_key_1").disabled  # locked once the judge is shown
     at.button(key="judge_key_n").click().run()
@@ -191,7 +197,8 @@ def test_report_page_shows_the_sentence_and_the_disagreements(
     assert "J on Faithfulness: only 2 items have both its verdict and a human one" in text
     frame = at.dataframe[0].value
     assert list(frame["people"]) == ["fail"]
-    assert list(frame["rationale"]) == [RATIONALE]
+    # a table cell cannot draw Markdown: the rationale as its plain text, the image its alt text
+    assert list(frame["rationale"]) == ["Supported All claims x"]
     assert list(frame["open"]) == ["judge_review?plan=faith&item=ans-1"]
 
 

@@ -162,7 +162,7 @@ def test_note_and_surrounding_text_open_on_request(app: AppTest, loaded: Store) 
         (chunk_id, 0, "about paging, not limits")
     ]
     # Surrounding text: the chunks before and after it in its document ("api").
-    context = [h.proto.body for h in app.html if 'class="lbl-context"' in h.proto.body]
+    context = [h.proto.body for h in app.html if 'class="lbl-context lbl-md"' in h.proto.body]
     assert len(context) == 1
     assert "404 means the order does not exist" in context[0]
     assert app.session_state["label_cursor"] == index

@@ -67,8 +67,8 @@ def test_each_run_with_its_interval_as_the_engine_computes_it(project: Store) ->
         low, high = (float(x) for x in interval.strip("[]").split(", "))
         assert low <= float(mean) <= high
     assert at.caption[0].value.startswith(
-        "Means over the 2 questions with a relevant label (left out: 0 marked unanswerable,"
-        " 1 without a relevant label yet)"
+        "Means over the 2 answerable questions (a chunk graded 1 or more; left out: 0 marked"
+        " unanswerable, 1 without a relevant label yet)"
     )
 
 
@@ -79,7 +79,8 @@ def test_the_paired_comparison_is_the_comparison_module(project: Store) -> None:
     a = evaluate(labels.qrels, stored_run(project, "dense"), "ndcg@10")
     b = evaluate(labels.qrels, stored_run(project, "bm25"), "ndcg@10")
     (expected,) = compare(b, a, ["ndcg@10"], resamples=2000)
-    assert pair.loc["ndcg@10", "dense - bm25"] == pytest.approx(expected.difference)
+    # shown to 3 places (0.1199 -> 0.12), so that -0.0001 never reads "-0.000" (issue #23)
+    assert pair.loc["ndcg@10", "dense - bm25"] == round(expected.difference, 3) == 0.12
     assert pair.loc["ndcg@10", "dense better"] == expected.wins
 
 
@@ -238,3 +239,26 @@ def test_a_forged_version_is_not_offered_as_labels(project: Store, tmp_path) -> 
         "Current labels (every reviewer)",
         "faq v2",
     ]
+
+
+def test_a_large_projects_decision_is_worked_out_when_asked(project: Store, monkeypatch) -> None:
+    """Issue #23: label next's decision took 16 s of CPU on a 10,000-question project's first
+    open; above AT_ONCE_QUESTIONS (here lowered below the fixture's 3) the page asks first, and
+    shows at once a decision already worked out (the grading page's queue, a click before)."""
+    from labeler.app import decide as app_decide
+    from labeler.grading.decide import Comparison, decide_runs, kept_decision_queue
+
+    monkeypatch.setattr(app_decide, "AT_ONCE_QUESTIONS", 2)
+    expected = decide_runs(project, "dense", "bm25", "ndcg@10", policy="majority").sentence()
+    at = open_page()
+    assert at.button(key="results_decide_work").label.startswith("Work it out (3 questions")
+    assert expected not in notes(at, "info") + notes(at, "ok")
+    assert kept_decision_queue(project, "dense", "bm25", "ndcg@10", policy="majority") is None
+    at.button(key="results_decide_work").click().run()
+    assert expected in notes(at, "info") + notes(at, "ok")
+    at.selectbox(key="results_decide_prior").select(None).run()  # another rerun: still shown
+    assert expected in notes(at, "info") + notes(at, "ok")
+    assert "results_decide_work" not in [b.key for b in at.button]
+    kept = Comparison("dense", "bm25", "ndcg@10", "majority").kept(project)
+    assert kept is not None
+    assert kept.decision.sentence() == expected

@@ -28,13 +28,23 @@ def test_init_then_the_full_import_sequence(tmp_path, files) -> None:
     assert result.output == "qrels: 2 added, 0 updated, 0 unchanged (reviewer 'trec')\n"
     status = json.loads(run("status", "--db", db, "--format", "json").output)
     assert status["chunkings"] == {"v1": 5}
-    assert status["questions"] == 3
+    assert status["counts"] == {
+        "questions": 3,
+        "waiting": 0,
+        "turns": 0,
+        "graded": 0,
+        "answerable": 1,
+        "rejected": 0,
+        "unanswerable": 0,
+        "policy": "majority",
+    }
     assert status["runs"] == {"bm25": {"results": 6, "questions": 2}}
     assert status["labels"]["by_grade"] == {"0": 1, "2": 1}
     assert status["labels"]["by_reviewer"] == {"trec": 2}
     text = run("status", "--db", db).output
     assert "Labels per reviewer: trec: 2" in text
-    assert "Questions fully graded: 0 of 3" in text
+    assert "Questions: 3\nGenerated questions waiting: 0\nTurns: 0\nFully graded: 0\n" in text
+    assert "Answerable: 1\n" in text
 
 
 def test_a_bad_file_exits_2_with_one_line_and_writes_nothing(tmp_path, files) -> None:

@@ -87,28 +87,19 @@ def test_exactly_two_runs(db: str) -> None:
     assert "give exactly two runs" in result.output
 
 
-def test_disagreements_need_a_policy_as_for_export(db: str, loaded: Store) -> None:
+def test_disagreements_are_settled_by_the_projects_policy(db: str, loaded: Store) -> None:
     loaded.labels.set_grade("q1", "default", "rate-limits", "ana", 2)
     loaded.labels.set_grade("q1", "default", "rate-limits", "ben", 0)
-    result = invoke("--db", db, "--run", "dense", "--run", "bm25", "--metric", "mrr")
-    assert result.exit_code == 2
-    assert "choose --policy" in result.output
-    settled = invoke(
-        "--db",
-        db,
-        "--run",
-        "dense",
-        "--run",
-        "bm25",
-        "--metric",
-        "mrr",
-        "--policy",
-        "max",
-        "--format",
-        "json",
-    )
-    assert settled.exit_code == 0
-    assert json.loads(settled.output)["labelled"] == 1
+    args = ("--db", db, "--run", "dense", "--run", "bm25", "--metric", "mrr", "--format", "json")
+    # majority (a tie goes to the lower grade): rate-limits is 0, so dense and bm25 tie at 0.
+    by_majority = invoke(*args)
+    assert by_majority.exit_code == 0, by_majority.output
+    assert json.loads(by_majority.output)["labelled"] == 1
+    by_max = invoke(*args, "--policy", "max")
+    assert by_max.exit_code == 0
+    assert CliRunner().invoke(main, ["policy", "max", "--db", db]).exit_code == 0
+    assert json.loads(invoke(*args).output) == json.loads(by_max.output)
+    assert json.loads(by_max.output) != json.loads(by_majority.output)
 
 
 def test_once_proven_there_is_nothing_more_to_grade(db: str, loaded: Store) -> None:

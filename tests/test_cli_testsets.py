@@ -41,8 +41,7 @@ def test_export_then_again(project: Path) -> None:
     lines = result.output.splitlines()
     assert lines[0] == "Created exports/orders/v1 (first version, chunking 'default')"
     assert lines[1] == (
-        "  questions: 3 (1 unanswerable; 2 answerable, of which 0 with no relevant label at"
-        " min grade 1)"
+        "  questions: 3 (1 marked unanswerable, 0 with no relevant label at min grade 1)"
     )
     assert lines[2] == "  qrels: 3 (grade 0: 0, 1: 1, 2: 2) over 3 chunks, 1 reviewer"
     assert lines[3].startswith("  content hash: sha256:")
@@ -63,7 +62,7 @@ def test_export_json_and_changes(project: Path, loaded: Store) -> None:
 
 def test_export_lists_disagreements_and_exits_2(project: Path, loaded: Store) -> None:
     loaded.labels.set_grade("q1", "default", "rate-limits", "ben", 0)
-    result = CliRunner().invoke(main, ["export", "orders"])
+    result = CliRunner().invoke(main, ["export", "orders", "--policy", "stop"])
     assert result.exit_code == 2
     assert "Disagreements (question / chunk: reviewer grade):" in result.output
     assert "  q1 / rate-limits: ana 2, ben 0" in result.output
@@ -71,6 +70,15 @@ def test_export_lists_disagreements_and_exits_2(project: Path, loaded: Store) ->
     assert not (project / "exports").exists()
     settled = run("export", "orders", "--policy", "max", "--format", "json")
     assert json.loads(settled.output)["counts"]["settled_by_policy"] == 1
+    assert json.loads(settled.output)["selection"]["policy"] == "max"
+
+
+def test_export_settles_by_the_projects_policy(project: Path, loaded: Store) -> None:
+    loaded.labels.set_grade("q1", "default", "rate-limits", "ben", 0)
+    assert run("policy", "min").output.startswith("When reviewers disagree: min (")
+    data = json.loads(run("export", "orders", "--format", "json").output)
+    assert data["selection"]["policy"] == "min"
+    assert data["counts"]["settled_by_policy"] == 1
 
 
 def test_export_selection_options(project: Path) -> None:
@@ -83,7 +91,7 @@ def test_export_selection_options(project: Path) -> None:
         "min_reviewers": 1,
         "review_status": ["accepted"],
         "min_grade": 2,
-        "policy": None,
+        "policy": "majority",
         "require_depth": None,
         "runs": [],
         "partial": "include",

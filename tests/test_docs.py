@@ -68,6 +68,12 @@ def test_readme_export_format_table_is_the_registry() -> None:
     assert formats_table().strip() in README
 
 
+def test_readme_counts_table_is_the_registry() -> None:
+    from labeler.grading.counts import counts_table
+
+    assert README.count(counts_table().strip()) == 1
+
+
 def test_import_table_is_the_registry() -> None:
     from labeler.importers import formats_table_markdown
 

@@ -33,9 +33,10 @@ def order(store: Store) -> tuple[str, ...]:
 
 
 def test_a_comparison_names_its_queue_and_reads_it_back() -> None:
-    comparison = Comparison("dense", "bm25", "ndcg@3")
+    comparison = Comparison("dense", "bm25", "ndcg@3", "median")
     assert comparison.queue_name == NAME
-    assert Comparison.parse("dense, bm25 ,ndcg@3") == comparison
+    assert Comparison("dense", "bm25", "ndcg@3").queue_name == "decide:dense,bm25,ndcg@3"
+    assert Comparison.parse("dense, bm25 ,ndcg@3,median") == comparison
     assert Comparison.parse("dense,bm25,ndcg@3,max").policy == "max"
     assert queues.QUEUES["decide"] is DECIDE
     assert queues.get_queue(NAME).title == "decide dense vs bm25 on ndcg@3"

@@ -130,3 +130,31 @@ def test_bad_resamples(resamples) -> None:
     a, b = results([True], [False])
     with pytest.raises(LabelerError, match='field "resamples"'):
         compare(a, b, resamples=resamples)
+
+
+def _comparison(ci_low: float, ci_high: float, p_value: float):
+    from labeler.metrics.comparison import Comparison
+
+    return Comparison(
+        "recall@10", "bm25", "hybrid", 29, 0.5, 0.6, 0.1, ci_low, ci_high, p_value,
+        10, 9, 10, 0.95, 10_000, False,
+    )  # fmt: skip
+
+
+def test_a_verdict_the_interval_and_the_test_disagree_on_gets_a_sentence() -> None:
+    assert _comparison(0.01, 0.2, 0.01).mixed_verdict() is None  # both: a difference
+    assert _comparison(-0.01, 0.2, 0.3).mixed_verdict() is None  # both: noise
+    assert _comparison(0.004, 0.2, 0.07).mixed_verdict() == (
+        "recall@10: its 95% interval excludes 0 but the randomization test's p = 0.070 is not"
+        " below 0.05. The two resample differently (the interval the questions, the test the"
+        " signs of their differences) and disagree near the edge: take the difference of"
+        " hybrid over bm25 as not yet established; more questions, or label next, settle it."
+    )
+    assert (
+        _comparison(-0.001, 0.2, 0.04)
+        .mixed_verdict()
+        .startswith(
+            "recall@10: the randomization test's p = 0.040 is below 0.05 but its 95% interval"
+            " includes 0."
+        )
+    )

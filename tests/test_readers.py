@@ -33,6 +33,8 @@ def test_jsonl_yields_line_numbers_and_skips_blank_lines(tmp_path) -> None:
     [
         (b'{"a": 1}\n{"a": \n', r"a.jsonl:2: not valid JSON"),
         (b'{"a": 1}\n[1, 2]\n', r"a.jsonl:2: expected a JSON object, got a list"),
+        # json says "Unterminated string starting at": the message says "at" once.
+        (b'{"a": "open', r"a.jsonl:1: not valid JSON: Unterminated string starting at column 7$"),
         (b'{"a": 1}\n{"a": "caf\xe9"}\n', r"a.jsonl:2: not valid UTF-8"),
     ],
 )

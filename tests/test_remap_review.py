@@ -31,7 +31,7 @@ def test_proposals_come_by_question_then_grade_then_place(queued: Store) -> None
     proposals = queue(queued, "v1", "v2")
     assert [(p.question_id, p.new_chunk, p.grade, p.reason) for p in proposals] == [
         ("q1", "x", 2, "split"),
-        ("q1", "y", 2, "split"),
+        ("q1", "y", 0, "elsewhere"),  # the question asks about unopened items
     ]
     first = proposals[0]
     assert first.question == "How long do I have to return an unopened item?"

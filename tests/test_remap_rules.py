@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from labeler.remap import OldLabel, decide, plan_remap
 from labeler.remap.evidence import Evidence
+from labeler.remap.rules import Mapping, point_to_the_answer
 from labeler.remap.text import nonblank_count
 from labeler.store import Store
 from tests.remap_helpers import (
@@ -47,9 +48,10 @@ def test_split_passage_goes_to_review_with_a_proposal_for_each_piece(store: Stor
     setup(store, {"a": BOTH}, {"x": P_UNOPENED, "y": P_OPENED})
     grade(store, "q1", "a", 2)
     plan = plan_remap(store, "v1", "v2")
+    # q1 asks about an unopened item: the piece about opened items is proposed 0.
     assert [(m.new_chunk, m.grade, m.decision, m.reason) for m in plan.mappings] == [
         ("x", 2, "queued", "split"),
-        ("y", 2, "queued", "split"),
+        ("y", 0, "queued", "elsewhere"),
     ]
     # Offsets: the document is unchanged, so the shares are exact (non-blank characters).
     x, y = plan.mappings
@@ -59,6 +61,55 @@ def test_split_passage_goes_to_review_with_a_proposal_for_each_piece(store: Stor
     unopened, opened = nonblank_count(P_UNOPENED), nonblank_count(P_OPENED)
     assert (unopened, opened) == (63, 66)
     assert x.coverage == round(63 / 129, 4)
+
+
+def piece(new_chunk: str, reason: str = "split", grade: int = 2, old: str = "a") -> Mapping:
+    return Mapping(
+        "label",
+        "q1",
+        "maria",
+        old,
+        new_chunk,
+        grade,
+        grade,
+        None,
+        "offsets",
+        0.5,
+        1.0,
+        100.0,
+        "queued",
+        reason,
+    )
+
+
+def test_the_piece_holding_the_questions_words_keeps_the_grade() -> None:
+    shares = {"x": 0.6, "y": 0.2, "z": 0.0}
+    pieces = [piece("x"), piece("y", "partial"), piece("z", "edited")]
+    pointed = point_to_the_answer(pieces, lambda q, c: shares[c])
+    assert [(m.new_chunk, m.grade, m.reason) for m in pointed] == [
+        ("x", 2, "split"),
+        ("y", 0, "elsewhere"),
+        ("z", 0, "elsewhere"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "shares",
+    [{"x": 0.0, "y": 0.0}, {"x": 0.5, "y": 0.5}],
+    ids=["no piece holds a word", "every piece holds as many"],
+)
+def test_without_a_clue_every_piece_keeps_the_grade(shares: dict) -> None:
+    pieces = [piece("x"), piece("y")]
+    assert point_to_the_answer(pieces, lambda q, c: shares[c]) == pieces
+
+
+def test_only_the_pieces_of_a_positive_label_are_pointed() -> None:
+    shares = {"x": 0.6, "y": 0.2}
+    zero = [piece("x", "unseen", grade=0), piece("y", "unseen", grade=0)]
+    conflict = [piece("x", "conflict"), piece("y", "conflict")]
+    alone = [piece("x"), piece("y", old="b")]  # two labels, one piece each
+    for pieces in (zero, conflict, alone):
+        assert point_to_the_answer(pieces, lambda q, c: shares[c]) == pieces
 
 
 def test_a_split_grade_0_carries_to_pieces_made_only_of_it(store: Store) -> None:

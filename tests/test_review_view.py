@@ -111,3 +111,32 @@ def test_stats_count_acceptance_reasons_and_time(viewed: Store, tmp_path) -> Non
     ]
     assert (stats["median_seconds"], stats["timed_decisions"]) == (20, 3)
     assert stats["decisions_by_reviewer"] == {"maria": 2, "tom": 2}
+
+
+def _view_with(*members):
+    from labeler.review.view import Member, ReviewView
+
+    cluster = tuple(
+        Member(i, "text", origin, status, score) for i, origin, status, score in members
+    )
+    return ReviewView(None, {}, {}, (), (), (), cluster, ())
+
+
+@pytest.mark.parametrize(
+    ("members", "same", "key"),
+    [
+        ((), None, "accept"),
+        ((("g2", "generated", "pending", 88.5),), None, "accept"),  # alike, not the same
+        ((("q8", "human", "accepted", 94.8),), "q8", "reject"),
+        ((("g2", "generated", "accepted", 100.0),), "g2", "reject"),
+        ((("g2", "generated", "pending", 100.0),), "g2", None),  # the reviewer picks one
+        (
+            (("g2", "generated", "pending", 100.0), ("q8", "human", "accepted", 91.0)),
+            "q8",
+            "reject",
+        ),
+    ],
+)
+def test_the_default_key_is_not_accept_for_a_question_asked_again(members, same, key) -> None:
+    view = _view_with(*members)
+    assert (view.same_as.id if view.same_as else None, view.expected_key) == (same, key)

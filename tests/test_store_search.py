@@ -155,3 +155,24 @@ def test_nothing_to_search_for(store: Store) -> None:
     assert store.search.pool_search("v1", "how do I") == []
     assert store.search.pool_search("v1", "absent words") == []
     assert store.search.exact_search("v1", "") == []
+
+
+def test_highlighting_leaves_out_words_common_in_the_corpus(store: Store) -> None:
+    """40 chunks: the cut-off is 5 % of them, 2 chunks. "rare" is in 1, "middle" in 2,
+    "frequent" in 3, "common" in 30."""
+    store.corpus.ensure_chunking("v1")
+    texts = ["filler"] * 40
+    for i in range(30):
+        texts[i] = "common"
+    texts[0] += " rare middle frequent"
+    texts[1] += " middle frequent"
+    texts[2] += " frequent"
+    store.corpus.upsert_chunks("v1", [{"id": f"c{i}", "text": t} for i, t in enumerate(texts)])
+    search = store.search
+    assert search.highlight_terms("Is the rare, middle, frequent or common one?") == [
+        "rare",
+        "middle",
+    ]
+    # Only common words: the rarest of them is marked, so the reader still sees something.
+    assert search.highlight_terms("common or frequent?") == ["frequent"]
+    assert search.highlight_terms("absent words") == []

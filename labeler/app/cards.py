@@ -33,13 +33,17 @@ def note_key(question_id: str, chunk_id: str) -> str:
     return f"label_note::{question_id}::{chunk_id}"
 
 
-def question_spans(view: labeling.QuestionView) -> list:
+def question_spans(
+    view: labeling.QuestionView, words: Callable[[str], list[str]] | None = None
+) -> list:
     """Where the question's words are in each card's text, worked out once per question and
-    set of texts (kept in the session: a key press does not change them)."""
+    set of texts (kept in the session: a key press does not change them). ``words`` picks the
+    question's words worth marking (``Search.highlight_terms``: the rarer ones)."""
     key = (view.question.text, tuple((c.chunk.id, c.chunk.text) for c in view.candidates))
     kept = st.session_state.get("label_spans")
     if kept is None or kept[0] != key:
-        spans = match_spans([c.chunk.text for c in view.candidates], view.question.text)
+        query = view.question.text if words is None else " ".join(words(view.question.text))
+        spans = match_spans([c.chunk.text for c in view.candidates], query)
         kept = (key, spans)
         st.session_state["label_spans"] = kept
     return kept[1]
@@ -94,9 +98,9 @@ def surrounding_text(
         return
     for other in around:
         if other.id == chunk.id:
-            show_text(other.text, question)
+            show_text(other.text, question, markdown=True)
         else:
-            show_text(other.text, css_class="lbl-context")
+            show_text(other.text, css_class="lbl-context", markdown=True)
 
 
 def stale_notice(candidate: labeling.CandidateView) -> None:
@@ -108,7 +112,7 @@ def stale_notice(candidate: labeling.CandidateView) -> None:
     )
     with st.container(border=True):
         st.caption("The text you graded")
-        show_text(candidate.graded_text or "", css_class="lbl-context")
+        show_text(candidate.graded_text or "", css_class="lbl-context", markdown=True)
 
 
 def card(
@@ -135,7 +139,7 @@ def card(
             '<div class="lbl-card-head">'
             f"<b>{html.escape(head)}</b>"
             f"<span>{mark}{html.escape(chunk.id)}</span></div>"
-            + safe_text_html(chunk.text, spans=spans)
+            + safe_text_html(chunk.text, spans=spans, markdown=True)
         )
         if candidate.stale:
             stale_notice(candidate)
@@ -233,7 +237,7 @@ def search_box(
         for hit, spans in zip(hits, match_spans([h.text for h in hits], query), strict=True):
             with st.container(border=True):
                 st.text(f"{hit.title or hit.doc_id or ''}  ·  {hit.id}")
-                show_text(hit.text, spans=spans)
+                show_text(hit.text, spans=spans, markdown=True)
                 st.button(
                     "Already a candidate" if hit.id in in_pool else "Add to candidates",
                     key=f"label_add::{hit.id}",

@@ -1,60 +1,112 @@
-"""The Results page's charts (Altair specifications): the runs' means with their intervals,
-and each question's difference between two runs (clickable: a bar opens the question)."""
+"""The Results page's charts, as Vega-Lite specifications drawn by ``st.vega_lite_chart``: the
+runs' means with their intervals, and each question's difference between two runs (clickable:
+a bar opens the question).
+
+Written as plain Vega-Lite rather than through Altair: importing Altair and validating its
+charts against the Vega-Lite schema cost the server about 0.7 s of CPU on the page's first
+open, nearly half of the page's time (issue #23, measured with py-spy); the specifications
+below are what Altair produced, without the detour. A field named after a run is escaped
+("v1.2" would otherwise read as a nested field).
+"""
 
 from __future__ import annotations
 
-import altair as alt
-import pandas as pd
+from typing import Any
+
+Spec = dict[str, Any]
 
 
-def means_with_intervals(frame: pd.DataFrame, metrics: list[str]) -> alt.LayerChart:
-    """One point per run and metric (``frame``: run, metric, mean, low, high), a rule for its
-    95 % interval, runs side by side within a metric."""
-    base = alt.Chart(frame).encode(
-        x=alt.X("metric:N", title=None, sort=metrics, axis=alt.Axis(labelAngle=0)),
-        xOffset=alt.XOffset("run:N"),
-        color=alt.Color("run:N", title="run", scale=alt.Scale(scheme="tableau10")),
-        tooltip=[
-            "run",
-            "metric",
-            alt.Tooltip("mean:Q", format=".3f"),
-            alt.Tooltip("low:Q", format=".3f"),
-            alt.Tooltip("high:Q", format=".3f"),
-        ],
-    )
-    return base.mark_rule(strokeWidth=2).encode(
-        y=alt.Y("low:Q", title="mean with 95 % interval", scale=alt.Scale(domain=[0, 1])),
-        y2="high:Q",
-    ) + base.mark_point(filled=True, size=70).encode(y="mean:Q")
+def _field(name: str) -> str:
+    """A column name as a Vega-Lite field: dots and brackets escaped."""
+    return name.replace("\\", "\\\\").replace(".", "\\.").replace("[", "\\[").replace("]", "\\]")
 
 
-def differences(frame: pd.DataFrame, run_a: str, run_b: str, metric: str) -> alt.Chart:
-    """One bar per question (``frame``: question, order, difference, better, and each run's
-    value), sorted, coloured by which run is better; a click selects it (``pick``)."""
-    pick = alt.selection_point(name="pick", fields=["question"])
-    return (
-        alt.Chart(frame)
-        .mark_bar()
-        .encode(
-            x=alt.X("order:O", title=f"questions, sorted by {run_a} - {run_b}", axis=None),
-            y=alt.Y("difference:Q", title=f"{metric}: {run_a} - {run_b}"),
-            color=alt.Color(
-                "better:N",
-                scale=alt.Scale(
-                    domain=[run_a, "tie", run_b], range=["#2b8a3e", "#adb5bd", "#c92a2a"]
-                ),
-                title="better",
-            ),
-            tooltip=[
-                "question",
-                alt.Tooltip("difference:Q", format="+.3f"),
-                alt.Tooltip(f"{run_a}:Q", format=".3f"),
-                alt.Tooltip(f"{run_b}:Q", format=".3f"),
+def means_with_intervals(metrics: list[str], *, height: int = 280) -> Spec:
+    """One point per run and metric (data: run, metric, mean, low, high), a rule for its 95 %
+    interval, runs side by side within a metric."""
+    return {
+        "height": height,
+        "encoding": {
+            "x": {
+                "field": "metric",
+                "type": "nominal",
+                "title": None,
+                "sort": metrics,
+                "axis": {"labelAngle": 0},
+            },
+            "xOffset": {"field": "run", "type": "nominal"},
+            "color": {
+                "field": "run",
+                "type": "nominal",
+                "title": "run",
+                "scale": {"scheme": "tableau10"},
+            },
+            "tooltip": [
+                {"field": "run", "type": "nominal"},
+                {"field": "metric", "type": "nominal"},
+                {"field": "mean", "type": "quantitative", "format": ".3f"},
+                {"field": "low", "type": "quantitative", "format": ".3f"},
+                {"field": "high", "type": "quantitative", "format": ".3f"},
             ],
-        )
-        .add_params(pick)
-        .properties(height=240)
-    )
+        },
+        "layer": [
+            {
+                "mark": {"type": "rule", "strokeWidth": 2},
+                "encoding": {
+                    "y": {
+                        "field": "low",
+                        "type": "quantitative",
+                        "title": "mean with 95 % interval",
+                        "scale": {"domain": [0, 1]},
+                    },
+                    "y2": {"field": "high"},
+                },
+            },
+            {
+                "mark": {"type": "point", "filled": True, "size": 70},
+                "encoding": {"y": {"field": "mean", "type": "quantitative"}},
+            },
+        ],
+    }
 
 
-__all__ = ["differences", "means_with_intervals"]
+def differences(run_a: str, run_b: str, metric: str) -> Spec:
+    """One bar per question (data: question, order, difference, better, and each run's value
+    under the run's name), sorted, coloured by which run is better; a click selects it
+    (the selection ``pick``)."""
+    return {
+        "height": 240,
+        "mark": {"type": "bar"},
+        "params": [{"name": "pick", "select": {"type": "point", "fields": ["question"]}}],
+        "encoding": {
+            "x": {
+                "field": "order",
+                "type": "ordinal",
+                "title": f"questions, sorted by {run_a} - {run_b}",
+                "axis": None,
+            },
+            "y": {
+                "field": "difference",
+                "type": "quantitative",
+                "title": f"{metric}: {run_a} - {run_b}",
+            },
+            "color": {
+                "field": "better",
+                "type": "nominal",
+                "title": "better",
+                "scale": {
+                    "domain": [run_a, "tie", run_b],
+                    "range": ["#2b8a3e", "#adb5bd", "#c92a2a"],
+                },
+            },
+            "tooltip": [
+                {"field": "question", "type": "nominal"},
+                {"field": "difference", "type": "quantitative", "format": "+.3f"},
+                {"field": _field(run_a), "type": "quantitative", "format": ".3f", "title": run_a},
+                {"field": _field(run_b), "type": "quantitative", "format": ".3f", "title": run_b},
+            ],
+        },
+    }
+
+
+__all__ = ["Spec", "differences", "means_with_intervals"]

@@ -24,7 +24,8 @@ from labeler.app.widgets import note
 from labeler.errors import LabelerError
 from labeler.grading import queues
 from labeler.grading.consensus import POLICIES
-from labeler.grading.decide import DECIDE, DEFAULT_POLICY, Comparison, DecisionQueue
+from labeler.grading.decide import DECIDE, Comparison, DecisionQueue
+from labeler.grading.policy import project_policy
 from labeler.grading.queue import Queue
 from labeler.metrics.registry import label_next_metrics, label_next_spellings
 
@@ -32,6 +33,7 @@ FAMILY = DECIDE.name  # the value of the page's "Queue" choice that turns this q
 STATUS = "label_status"  # the status line's fragment
 STATUS_YIELD_S = 0.03  # see status_line()
 RESULTS_PAIRS = 10  # the most decisive pairs the Results page lists
+AT_ONCE_QUESTIONS = 2_000  # up to this many, the Results page works the decision out as it opens
 QUEUE_KEY = "label_queue"
 DEFAULT_METRIC = "ndcg@10"
 _CHOICE_KEYS = ("label_decide_a", "label_decide_b", "label_decide_metric", "label_decide_policy")
@@ -55,7 +57,7 @@ def from_link(store) -> None:
     """``?decide=A,B,METRIC&policy=P`` (the Results page's link): turn the queue on with that
     comparison, once per link (the page writes the link back while the queue is on)."""
     link = st.query_params.get("decide")
-    policy = st.query_params.get("policy") or DEFAULT_POLICY
+    policy = st.query_params.get("policy") or project_policy(store)
     if not link or st.session_state.get("label_decide_link") == (link, policy):
         return
     st.session_state["label_decide_link"] = (link, policy)
@@ -90,7 +92,7 @@ def sidebar_options(store, on_change) -> None:
     left.selectbox("Run A", names, key="label_decide_a", on_change=on_change)
     right.selectbox("Run B", others, key="label_decide_b", on_change=on_change)
     st.session_state.setdefault("label_decide_metric", DEFAULT_METRIC)
-    st.session_state.setdefault("label_decide_policy", DEFAULT_POLICY)
+    st.session_state.setdefault("label_decide_policy", project_policy(store))
     left, right = st.columns(2)
     left.text_input(
         "Metric",
@@ -116,7 +118,7 @@ def comparison() -> Comparison | None:
     if not a or not b:
         return None
     prior = st.session_state.get("label_decide_prior")  # from the Results page's link
-    return Comparison(a, b, (metric or DEFAULT_METRIC).strip(), policy or DEFAULT_POLICY, prior)
+    return Comparison(a, b, (metric or DEFAULT_METRIC).strip(), policy or None, prior)
 
 
 def current(store, chunking: str) -> tuple[Comparison, DecisionQueue] | None:
@@ -136,7 +138,8 @@ def keep_link(chosen: Comparison | None) -> None:
         return
     link = f"{chosen.run_a},{chosen.run_b},{chosen.metric}"
     st.query_params["decide"] = link
-    st.query_params["policy"] = chosen.policy
+    if chosen.policy:
+        st.query_params["policy"] = chosen.policy
     st.session_state["label_decide_link"] = (link, chosen.policy)
 
 
@@ -235,6 +238,22 @@ def problem() -> None:
 # the Results page's section -------------------------------------------------------------------
 
 
+def worked_out(store, comparison: Comparison):
+    """The comparison's decision for the Results page: at once on a small project (0.2 s on
+    the demo), or when already worked out; on a large one only when asked, since it takes
+    seconds (16 s of CPU at 10,000 questions, most of the page's first open: issue #23)."""
+    chunking = store.corpus.current_chunking()
+    kept = comparison.kept(store, chunking)
+    if kept is not None:
+        return kept.decision
+    questions = store.questions.count()
+    if questions <= AT_ONCE_QUESTIONS or st.button(
+        f"Work it out ({questions:,} questions: it takes a while)", key="results_decide_work"
+    ):
+        return comparison.queue(store, chunking).decision
+    return None
+
+
 def results_section(store, run_a: str, run_b: str, metrics: list[str], policy: str | None) -> None:
     """Which pairs settle A vs B (current labels, imported runs only). The decision is the
     grading page's queue's (kept until a label or a run changes): reruns of this page cost
@@ -257,8 +276,10 @@ def results_section(store, run_a: str, run_b: str, metrics: list[str], policy: s
         help="For chunks nobody graded, an LLM judge's grade informs how likely they are to"
         " be relevant (weighed by how often it agrees with people). Proof needs people.",
     )
-    comparison = Comparison(run_a, run_b, metric, policy or DEFAULT_POLICY, prior)
-    decision = comparison.queue(store, store.corpus.current_chunking()).decision
+    comparison = Comparison(run_a, run_b, metric, policy or project_policy(store), prior)
+    decision = worked_out(store, comparison)
+    if decision is None:
+        return
     note(decision.sentence(), kind="ok" if decision.status == "proven" else "info")
     st.caption(
         f"{decision.labelled} of the {decision.pool} pairs in the two runs' top"

@@ -14,7 +14,7 @@ import streamlit as st
 
 from labeler import review
 from labeler.app.pages import PAGES_DIR
-from labeler.app.widgets import note_html, safe_text_html, spans_html, word_diff_html
+from labeler.app.widgets import note_html, safe_text_html, word_diff_html
 from labeler.flags import FLAG_TITLES
 from labeler.review import REJECT_REASONS
 
@@ -106,7 +106,7 @@ def contexts_block(view: review.ReviewView) -> None:
                 st.html(
                     f'<div class="rv-ctx-head">Context {context.position} · '
                     '<span class="rv-missing">not found in the corpus</span></div>'
-                    + safe_text_html(context.text, css_class="lbl-context")
+                    + safe_text_html(context.text, css_class="lbl-context", markdown=True)
                 )
                 continue
             for match in context.matches:
@@ -116,9 +116,11 @@ def contexts_block(view: review.ReviewView) -> None:
                 head = f"Context {context.position} · matched {how} · {chunk.id}"
                 if match.whole:
                     body = '<div class="rv-whole">The context is this whole chunk.</div>'
-                    body += safe_text_html(chunk.text)
+                    body += safe_text_html(chunk.text, markdown=True)
                 else:
-                    body = spans_html(chunk.text, match.spans, css_class="lbl-text rv-text")
+                    body = safe_text_html(
+                        chunk.text, spans=match.spans, css_class="lbl-text rv-text", markdown=True
+                    )
                 st.html(
                     f'<div class="rv-ctx-head">{html.escape(head)}'
                     + (f" · {html.escape(title)}" if title else "")
@@ -129,7 +131,7 @@ def contexts_block(view: review.ReviewView) -> None:
         with st.container(border=True):
             st.html(
                 f'<div class="rv-ctx-head">Source chunk · {html.escape(chunk.id)}</div>'
-                + safe_text_html(chunk.text)
+                + safe_text_html(chunk.text, markdown=True)
             )
 
 

@@ -13,7 +13,7 @@ import html
 
 import streamlit as st
 
-from labeler.app import auth
+from labeler.app import auth, warm
 from labeler.app.pages import PAGES, PAGES_DIR
 from labeler.app.state import REVIEWER_KEY, allowed, get_store, role, run_scope, show_messages
 from labeler.app.widgets import inject_style
@@ -58,6 +58,7 @@ def main() -> None:
         sidebar_identity(team)
         show_messages()
         page.run()
+    warm.start()  # once per server: the Results page's imports, while the reviewer reads
 
 
 main()

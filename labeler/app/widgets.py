@@ -1,9 +1,11 @@
 """Rendering helpers shared by pages: safe text, messages, and the keyboard toolbar.
 
 Untrusted text (chunks, questions, rationales) only ever goes through ``safe_text_html``
-(escaped piece by piece, then marked) or ``st.text``: never markdown. The keyboard pages
-(grading, review, remap queue, spot-check, adjudication) draw their keys with ``toolbar`` and
-list them with ``keys_legend``; the style of everything lives in ``style.css``.
+(escaped piece by piece, then marked; chunks and judges' reasons rendered from Markdown to an
+allow-list of inert tags by ``labeler.app.markdown``) or ``st.text``: never ``st.markdown``.
+The keyboard pages (grading, review, remap queue, spot-check, adjudication) draw their keys
+with ``toolbar`` and list them with ``keys_legend``; the style of everything lives in
+``style.css``.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from typing import Any, Literal
 
 import streamlit as st
 
+from labeler.app.markdown import markdown_html
+from labeler.grading.consensus import POLICIES
+from labeler.grading.policy import STOP, describe_policy, project_policy, resolve_policy
 from labeler.store import Span, match_spans
 
 
@@ -48,17 +53,22 @@ def safe_text_html(
     *,
     css_class: str = "lbl-text",
     spans: Sequence[Span] | None = None,
+    markdown: bool = False,
 ) -> str:
     """A <div> holding ``text`` escaped, with the words of ``terms`` (a question, or its words)
     marked where they occur as whole words, compared as the full-text search compares them
     (stemmed: "retry" marks "retrying", "per" does not mark "performance").
 
     Pass ``spans`` (from ``match_spans``) instead when they were worked out for many texts at
-    once.
+    once. With ``markdown`` (chunks, judges' reasons) the text is rendered from Markdown to an
+    allow-list of inert tags (``labeler.app.markdown``: no link, image, raw HTML or style from
+    the text), the marks carried through the rendering.
     """
     if spans is None:
         query = _query(terms)
         spans = match_spans([text], query)[0] if query.strip() else []
+    if markdown:
+        return f'<div class="{css_class} lbl-md">{markdown_html(text, spans)}</div>'
     return f'<div class="{css_class}">{marked_html(text, spans)}</div>'
 
 
@@ -68,8 +78,9 @@ def show_text(
     *,
     css_class: str = "lbl-text",
     spans: Sequence[Span] | None = None,
+    markdown: bool = False,
 ) -> None:
-    st.html(safe_text_html(text, terms, css_class=css_class, spans=spans))
+    st.html(safe_text_html(text, terms, css_class=css_class, spans=spans, markdown=markdown))
 
 
 # The app's one style sheet (pages hold no CSS of their own), read once.
@@ -153,6 +164,30 @@ def markdown_escaped(text: str) -> str:
     """``text`` with every Markdown punctuation mark backslash-escaped, for the few places that
     only take Markdown (``st.toast``): links, images, emphasis and math all show as typed."""
     return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+
+
+# the project's disagreement policy ----------------------------------------------------------
+
+
+def policy_select(store, label: str, key: str, *, stop: bool = False) -> str | None:
+    """A choice of how reviewers' disagreements are settled, starting on the project's policy
+    (``labeler.grading.policy``), named short so the box never cuts it; the chosen one's
+    meaning is the caption below. ``stop`` adds the export's "list them and stop" (None)."""
+    ours = project_policy(store)
+    choices = [*POLICIES, STOP] if stop else list(POLICIES)
+    chosen = st.selectbox(
+        label,
+        choices,
+        index=choices.index(ours),
+        key=key,
+        format_func=lambda p: f"{p} (the project's)" if p == ours else p,
+        help="Reviewers' different grades of one chunk, when no lead adjudicated it: "
+        + "; ".join(f"{p}: {POLICIES[p].summary}" for p in POLICIES)
+        + ". The project's policy is set with `labeler policy NAME`.",
+    )
+    policy = resolve_policy(store, chosen)
+    caption(describe_policy(policy).capitalize())
+    return policy
 
 
 # the keyboard pages --------------------------------------------------------------------------

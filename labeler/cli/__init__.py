@@ -29,6 +29,7 @@ COMMANDS = {
     "judge": "judge",
     "key": "keys",
     "next": "decide",
+    "policy": "adjudicate",
     "pool": "pool",
     "remap": "remap",
     "review": "review",

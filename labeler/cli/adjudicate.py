@@ -1,4 +1,5 @@
-"""``labeler adjudicate``: settle the grade of a (question, chunk) for every export."""
+"""``labeler adjudicate``: settle the grade of a (question, chunk) for every export; ``labeler
+policy``: the project's one way of settling the disagreements nobody adjudicated."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 import click
 
 from labeler.cli.base import acting_name, db_option, echo, main, open_store
+from labeler.grading.consensus import POLICIES
 
 
 @main.command("adjudicate")
@@ -51,4 +53,30 @@ def adjudicate_cmd(
     echo(f"Adjudicated {question} / {chunk}: {before} -> {after}")
 
 
-__all__ = ["adjudicate_cmd"]
+@main.command("policy")
+@click.argument("name", required=False, type=click.Choice(list(POLICIES)))
+@db_option
+def policy_cmd(name: str | None, db_path: Path) -> None:
+    """Show, or set to NAME, how the project settles reviewers' disagreements.
+
+    One policy for the Results page, the "decide A vs B" queue, `labeler next` and `labeler
+    export` (each can be told another for one call with --policy or its page's choice). A
+    project that never chose settles by majority. Adjudicated grades always win.
+
+    \b
+    Example:
+        labeler policy majority
+    """
+    from labeler.grading.policy import describe_policy, project_policy, set_project_policy
+
+    with open_store(db_path) as store:
+        if name is None:
+            echo(f"When reviewers disagree: {describe_policy(project_policy(store))}")
+            for other, policy in POLICIES.items():
+                echo(f"  {other}: {policy.summary}")
+            return
+        previous = set_project_policy(store, name)
+    echo(f"When reviewers disagree: {describe_policy(name)} (was {previous})")
+
+
+__all__ = ["adjudicate_cmd", "policy_cmd"]

@@ -39,12 +39,19 @@ def init(db_path: Path) -> None:
 def status(fmt: str, db_path: Path) -> None:
     """What the database holds: chunks per chunking, questions, runs, labels, progress.
 
+    The counts of questions (being graded, generated ones waiting, turns, fully graded,
+    answerable) are the ones every page shows, in the same words (README: "What the counts
+    mean"); JSON has them under "counts".
+
     \b
     Example:
         labeler status --format json
     """
+    from labeler.grading.counts import COUNTS, project_status
+    from labeler.grading.policy import describe_policy
+
     with open_store(db_path) as store:
-        data = store.status()
+        data = project_status(store)
     if fmt == "json":
         echo_json(data)
         return
@@ -54,8 +61,11 @@ def status(fmt: str, db_path: Path) -> None:
     for name, count in data["chunkings"].items() or [("(none)", 0)]:
         echo(f"  {name}: {count}")
     echo(f"Documents: {data['documents']}")
-    by_status = ", ".join(f"{k} {v}" for k, v in sorted(data["questions_by_status"].items()))
-    echo(f"Questions: {data['questions']}" + (f" ({by_status})" if by_status else ""))
+    counts = data["counts"]
+    for count in COUNTS:
+        echo(f"{count.label.capitalize()}: {counts[count.key]}")
+    echo(f"Rejected generated questions: {counts['rejected']}")
+    echo(f"When reviewers disagree: {describe_policy(counts['policy'])}")
     echo("Runs:")
     for name, run in data["runs"].items() or [("(none)", None)]:
         echo(
@@ -71,8 +81,7 @@ def status(fmt: str, db_path: Path) -> None:
         "Labels per reviewer: "
         + (", ".join(f"{r}: {n}" for r, n in labels["by_reviewer"].items()) or "none")
     )
-    echo(f"Questions marked unanswerable: {labels['unanswerable_questions']}")
-    echo(f"Questions fully graded: {data['fully_graded']} of {data['questions_accepted']}")
+    echo(f"Questions marked unanswerable: {counts['unanswerable']}")
 
 
 @main.command()

@@ -5,8 +5,7 @@ from __future__ import annotations
 import click
 
 from labeler.cli.base import db_option, echo, echo_json, main, open_store
-
-POLICY_NAMES = ("median", "max", "min", "majority")
+from labeler.grading.consensus import POLICIES
 
 
 @main.command("next")
@@ -40,9 +39,9 @@ POLICY_NAMES = ("median", "max", "min", "majority")
 )
 @click.option(
     "--policy",
-    type=click.Choice(POLICY_NAMES),
+    type=click.Choice(list(POLICIES)),
     default=None,
-    help="Settle reviewers' disagreements as an export would (default: stop and list them).",
+    help="Settle reviewers' disagreements this way (default: the project's, `labeler policy`).",
 )
 @click.option("--chunking", default=None, help="Chunking (default: the current one).")
 @click.option(
@@ -92,6 +91,7 @@ def next_command(
     Example:
         labeler next --run hybrid --run bm25 --metric ndcg@10 --budget 20
     """
+    from labeler.grading.policy import resolve_policy
     from labeler.metrics.types import Options
     from labeler.sources import next_pairs
 
@@ -103,7 +103,7 @@ def next_command(
             runs[0],
             runs[1],
             metric,
-            policy=policy,
+            policy=resolve_policy(store, policy),
             chunking=chunking,
             confidence=confidence,
             budget=budget,

@@ -18,6 +18,7 @@ from labeler.cli.base import (
 from labeler.config import exports_dir
 from labeler.grading.completeness import PARTIAL_CHOICES
 from labeler.grading.consensus import POLICIES
+from labeler.grading.policy import STOP
 
 SHOWN_DISAGREEMENTS = 50
 SHOWN_QUESTIONS = 20
@@ -64,9 +65,10 @@ def _grades(counts: dict) -> str:
 )
 @click.option(
     "--policy",
-    type=click.Choice(list(POLICIES)),
+    type=click.Choice([*POLICIES, STOP]),
     default=None,
-    help="How to settle reviewers' disagreements (default: stop and list them).",
+    help="How to settle reviewers' disagreements (default: the project's, `labeler policy`);"
+    " stop: list them and write nothing.",
 )
 @click.option(
     "--require-depth",
@@ -117,30 +119,32 @@ def export_cmd(
     The version holds manifest.json, questions.jsonl, qrels.tsv, chunks.jsonl,
     completeness.jsonl and signature.json (signed with the project's key), is never changed
     once written, and is not written at all when an existing version already holds the same
-    content. Reviewers' disagreements stop the export unless --policy settles them.
+    content. Reviewers' disagreements that nobody adjudicated are settled by the project's
+    policy (`labeler policy`), or by --policy; --policy stop lists them instead.
 
     A question is partial when a candidate of its pool has no grade in the export; how many
     are is said, and --require-depth / --partial decide what to do with them.
 
     \b
     Example:
-        labeler export orders-faq --policy majority
+        labeler export orders-faq
     """
     from labeler.export import Selection, export_testset
     from labeler.grading.completeness import Requirement
     from labeler.grading.consensus import DisagreementError
+    from labeler.grading.policy import resolve_policy
     from labeler.versions.diff import describe_changes
 
-    selection = Selection(
-        tags=tags,
-        min_reviewers=min_reviewers,
-        include_pending=include_pending,
-        min_grade=min_grade,
-        policy=policy,
-        require=Requirement(depth=require_depth, runs=runs, partial=partial),
-    )
     out = exports_dir(db_path, out)
     with open_store(db_path) as store:
+        selection = Selection(
+            tags=tags,
+            min_reviewers=min_reviewers,
+            include_pending=include_pending,
+            min_grade=min_grade,
+            policy=resolve_policy(store, policy),
+            require=Requirement(depth=require_depth, runs=runs, partial=partial),
+        )
         try:
             result = export_testset(
                 store, name, out=out, selection=selection, chunking=chunking, dry_run=dry_run
@@ -167,9 +171,9 @@ def export_cmd(
     parent = f"parent v{data['parent']}" if data["parent"] else "first version"
     echo(f"{verb} {shown_path(result.path)} ({parent}, chunking {data['chunking']!r})")
     echo(
-        f"  questions: {counts['questions']} ({counts['unanswerable']} unanswerable;"
-        f" {counts['answerable']} answerable, of which {counts.get('no_relevant_label', 0)} with"
-        f" no relevant label at min grade {data['selection']['min_grade']})"
+        f"  questions: {counts['questions']} ({counts['unanswerable']} marked unanswerable,"
+        f" {counts.get('no_relevant_label', 0)} with no relevant label at min grade"
+        f" {data['selection']['min_grade']})"
     )
     echo(
         f"  qrels: {counts['qrels']} (grade {_grades(counts)}) over {counts['chunks']} chunks,"

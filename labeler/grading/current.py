@@ -4,7 +4,8 @@
   same consensus rules as an export (``labeler.grading.consensus``: adjudications first,
   agreement, then the policy), over every accepted question (those without a label are the
   normal starting point of label-next, not an error).
-- ``stored_run``: an imported run by name, ranked as it was imported.
+- ``stored_run``: an imported run by name, ranked as it was imported; ``kept_run`` the same,
+  kept until a run is imported (a grade changes labels, never runs).
 
 The metric engine knows nothing of the database: these hand it plain ``Qrels`` and ``Run``
 values (``labeler.sources`` adds test-set versions and run files).
@@ -12,11 +13,12 @@ values (``labeler.sources`` adds test-set versions and run files).
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from labeler.errors import NotFoundError
-from labeler.grading.consensus import DisagreementError, consensus, get_policy
+from labeler.grading.consensus import Consensus, DisagreementError, consensus, get_policy
 
 if TYPE_CHECKING:
     from labeler.metrics.tables import Qrels, Run
@@ -41,13 +43,11 @@ class Labels:
     testset: dict[str, Any] | None = None
 
 
-def current_labels(
+def settled(
     store: Store, *, policy: str | None = None, chunking: str | None = None
-) -> Labels:
-    """The consensus of every reviewer's current labels in ``chunking`` (default: the current
-    one), over the accepted questions. Disagreements without a policy stop, as for export."""
-    from labeler.metrics.tables import Qrels
-
+) -> tuple[list[str], Consensus]:
+    """The accepted questions (by id) and the consensus of every reviewer's current labels on
+    them in ``chunking``: what ``current_labels`` scores and ``labeler.grading.counts`` counts."""
     chosen = get_policy(policy)
     chunking = chunking or store.corpus.current_chunking()
     with store.snapshot():
@@ -56,14 +56,26 @@ def current_labels(
         labels = [row for row in store.labels.chunking_labels(chunking) if row[0] in wanted]
         marks = [row for row in store.labels.unanswerable_marks(chunking) if row[0] in wanted]
         adjudications = store.adjudications.current(chunking)
-    agreed = consensus(labels, marks, adjudications, policy=chosen, questions=wanted)
+    return questions, consensus(labels, marks, adjudications, policy=chosen, questions=wanted)
+
+
+def current_labels(
+    store: Store, *, policy: str | None = None, chunking: str | None = None
+) -> Labels:
+    """The consensus of every reviewer's current labels in ``chunking`` (default: the current
+    one), over the accepted questions. Disagreements without a policy stop, as for export (the
+    faces pass the project's policy, ``labeler.grading.policy``, unless told another)."""
+    from labeler.metrics.tables import Qrels
+
+    chunking = chunking or store.corpus.current_chunking()
+    questions, agreed = settled(store, policy=policy, chunking=chunking)
     if agreed.disagreements:
         raise DisagreementError(agreed.disagreements)
     rows = [(q, c, g) for q, grades in agreed.grades.items() for c, g in grades.items()]
     qrels = Qrels.from_rows(
         [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], source=None
     ).with_questions(questions, unanswerable=agreed.unanswerable)
-    how = f"settled by {chosen.name}" if chosen is not None else "no disagreements"
+    how = f"settled by {policy}" if policy is not None else "no disagreements"
     return Labels(
         qrels=qrels,
         questions=tuple(questions),
@@ -86,4 +98,25 @@ def stored_run(store: Store, name: str) -> Run:
     )
 
 
-__all__ = ["Labels", "current_labels", "stored_run"]
+_RUNS: dict[tuple, Run] = {}  # runs as the engine takes them, per database, name and revision
+_RUNS_LOCK = threading.Lock()  # the app reads them from several threads
+_KEEP_RUNS = 16
+
+
+def kept_run(store: Store, name: str) -> Run:
+    """``stored_run``, kept per database, name and runs' revision. Reading a run again cost
+    about 16 ms of each key in the "decide A vs B" queue on the demo, and 2 s of CPU for three
+    runs of 10,000 questions x 20 on every open of the Results page (issue #23)."""
+    key = (str(store.path), name, store.labels.revision()[1])
+    with _RUNS_LOCK:
+        kept = _RUNS.get(key)
+    if kept is None:
+        kept = stored_run(store, name)
+        with _RUNS_LOCK:
+            while len(_RUNS) >= _KEEP_RUNS:
+                _RUNS.pop(next(iter(_RUNS)))
+            _RUNS[key] = kept
+    return kept
+
+
+__all__ = ["Labels", "current_labels", "kept_run", "settled", "stored_run"]

@@ -5,7 +5,7 @@ consensus of the current labels and the runs (``labeler.grading.current``), and 
 pairs into a queue of questions, each with the chunks that decide.
 
 That queue is the queue family ``decide`` (listed in ``labeler.grading.queues``):
-``decide:A,B,METRIC,POLICY`` walks the questions in label-next order and marks the chunks
+``decide:A,B,METRIC[,POLICY]`` walks the questions in label-next order and marks the chunks
 that decide, so the grading page, ``next_question`` and the pool worker all follow it.
 """
 
@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 
 from labeler.errors import LabelerError
 from labeler.grading.consensus import POLICIES
-from labeler.grading.current import current_labels, stored_run
+from labeler.grading.current import current_labels, kept_run
+from labeler.grading.policy import resolve_policy
 from labeler.grading.queue import Queue, QueueFamily
 from labeler.metrics.decision import (
     DEFAULT_BUDGET,
@@ -76,7 +77,7 @@ def decide_runs(
         msg = f"compare two different runs, not {run_a!r} with itself"
         raise LabelerError(msg, field="run")
     chunking = chunking or store.corpus.current_chunking()
-    resolve = runs if runs is not None else functools.partial(stored_run, store)
+    resolve = runs if runs is not None else functools.partial(kept_run, store)
     a, b = resolve(run_a), resolve(run_b)
     if a.name == b.name:
         msg = f"both runs are named {a.name!r}: compare two different runs"
@@ -107,8 +108,8 @@ def judge_grades(store: Store, judge: str, chunking: str) -> dict[tuple[str, str
     return store.ratings.relevance_grades(judge, chunking)
 
 
-_KEPT: dict[tuple, DecisionQueue] = {}
 _KEPT_LOCK = threading.Lock()  # the app asks from several threads
+_KEPT: dict[tuple, DecisionQueue] = {}
 _KEEP = 8  # decisions kept: a handful of comparisons followed at once
 
 
@@ -127,7 +128,49 @@ def decision_queue(
     that of its most decisive pair). Kept until a label or a run changes (or, with a judge's
     ``prior``, a rating), so the grading page can ask for it on every question it opens."""
     chunking = chunking or store.corpus.current_chunking()
-    key = (
+    key = _kept_key(store, run_a, run_b, metric, policy, chunking, confidence, prior)
+    with _KEPT_LOCK:
+        kept = _KEPT.get(key)
+    if kept is None:
+        kept = _decision_queue(store, run_a, run_b, metric, policy, chunking, confidence, prior)
+        with _KEPT_LOCK:
+            while len(_KEPT) >= _KEEP:
+                _KEPT.pop(next(iter(_KEPT)))
+            _KEPT[key] = kept
+    return kept
+
+
+def kept_decision_queue(
+    store: Store,
+    run_a: str,
+    run_b: str,
+    metric: str,
+    *,
+    policy: str | None = None,
+    chunking: str | None = None,
+    confidence: float = DEFAULT_CONFIDENCE,
+    prior: str | None = None,
+) -> DecisionQueue | None:
+    """``decision_queue``'s answer if it is kept (worked out since the last change), else None
+    without working it out: on a large project that takes seconds (issue #23: 16 s of CPU at
+    10,000 questions), which a page opening should not spend unasked."""
+    chunking = chunking or store.corpus.current_chunking()
+    key = _kept_key(store, run_a, run_b, metric, policy, chunking, confidence, prior)
+    with _KEPT_LOCK:
+        return _KEPT.get(key)
+
+
+def _kept_key(
+    store: Store,
+    run_a: str,
+    run_b: str,
+    metric: str,
+    policy: str | None,
+    chunking: str,
+    confidence: float,
+    prior: str | None,
+) -> tuple:
+    return (
         str(store.path),
         run_a,
         run_b,
@@ -139,15 +182,6 @@ def decision_queue(
         prior,
         None if prior is None else store.ratings.revision(),
     )
-    with _KEPT_LOCK:
-        kept = _KEPT.get(key)
-    if kept is None:
-        kept = _decision_queue(store, run_a, run_b, metric, policy, chunking, confidence, prior)
-        with _KEPT_LOCK:
-            while len(_KEPT) >= _KEEP:
-                _KEPT.pop(next(iter(_KEPT)))
-            _KEPT[key] = kept
-    return kept
 
 
 def _decision_queue(
@@ -179,18 +213,16 @@ def _decision_queue(
 
 # the grading loop's queue ------------------------------------------------------------------
 
-DEFAULT_POLICY = "median"
-
 
 @dataclass(frozen=True, slots=True)
 class Comparison:
     """What a "decide A vs B" queue decides: two imported runs, a metric, and how reviewers'
-    disagreements are settled."""
+    disagreements are settled (None: the project's policy, ``labeler.grading.policy``)."""
 
     run_a: str
     run_b: str
     metric: str
-    policy: str = DEFAULT_POLICY
+    policy: str | None = None
     prior: str | None = None  # a judge whose grades are the relevance model's prior
 
     @classmethod
@@ -207,7 +239,8 @@ class Comparison:
         names, and a known policy (the metric is checked when it is worked out)."""
         names = store.runs.names()
         unknown = [r for r in (self.run_a, self.run_b) if r not in names]
-        if unknown or self.run_a == self.run_b or self.policy not in POLICIES:
+        policy_known = self.policy is None or self.policy in POLICIES
+        if unknown or self.run_a == self.run_b or not policy_known:
             msg = (
                 f"cannot decide {self.argument!r}: it needs two different imported runs"
                 f" ({', '.join(names) or 'none imported'}) and a policy ({', '.join(POLICIES)})"
@@ -221,19 +254,34 @@ class Comparison:
 
     @property
     def argument(self) -> str:
-        return f"{self.run_a},{self.run_b},{self.metric},{self.policy}"
+        policy = "" if self.policy is None else f",{self.policy}"
+        return f"{self.run_a},{self.run_b},{self.metric}{policy}"
 
     @property
     def queue_name(self) -> str:
         return DECIDE.named(self.argument)
 
     def queue(self, store: Store, chunking: str | None = None) -> DecisionQueue:
+        policy = resolve_policy(store, self.policy)
         return decision_queue(
             store,
             self.run_a,
             self.run_b,
             self.metric,
-            policy=self.policy,
+            policy=policy,
+            chunking=chunking,
+            prior=self.prior,
+        )
+
+    def kept(self, store: Store, chunking: str | None = None) -> DecisionQueue | None:
+        """``queue``'s answer if it is already worked out, else None (nothing computed)."""
+        policy = resolve_policy(store, self.policy)
+        return kept_decision_queue(
+            store,
+            self.run_a,
+            self.run_b,
+            self.metric,
+            policy=policy,
             chunking=chunking,
             prior=self.prior,
         )
@@ -258,10 +306,10 @@ DECIDE = QueueFamily("decide", "decide A vs B", _queue)
 
 __all__ = [
     "DECIDE",
-    "DEFAULT_POLICY",
     "Comparison",
     "DecisionQueue",
     "decide_runs",
     "decision_queue",
     "judge_grades",
+    "kept_decision_queue",
 ]

@@ -481,11 +481,28 @@ def metric_scale(store: Store, metric: str) -> Scale:
 
 
 def report_metrics(store: Store, chunking: str) -> list[str]:
-    """Every metric with ratings, plus relevance when reviewers have graded chunks."""
+    """Every metric with ratings, plus relevance when reviewers have graded chunks; the one
+    with the most evidence first (items both a judge and a person rated), so the report opens
+    on what it can say most about, not on a metric with too few items to conclude."""
     names = set(store.ratings.metrics())
     if store.ratings.has_relevance_labels(chunking):
         names.add(RELEVANCE)
-    return sorted(names)
+    return sorted(names, key=lambda name: (-_evidence(store, name, chunking), name.lower()))
+
+
+def _evidence(store: Store, metric: str, chunking: str) -> int:
+    """Items of ``metric`` that a judge and a person both rated."""
+    people: set = set()
+    judges: set = set()
+    for key, _rater, kind, *_ in store.ratings.metric_ratings(metric, chunking):
+        (people if kind == "human" else judges).add(key)
+    return len(people & judges)
+
+
+def metric_title(name: str) -> str:
+    """How pages name a metric: its first letter capitalised ("relevance" from the labels and
+    "Faithfulness" from a judge's file side by side read "Relevance", "Faithfulness")."""
+    return name[:1].upper() + name[1:]
 
 
 def metric_report(
@@ -571,5 +588,6 @@ __all__ = [
     "majority",
     "metric_report",
     "metric_scale",
+    "metric_title",
     "report_metrics",
 ]

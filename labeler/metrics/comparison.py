@@ -59,6 +59,30 @@ class Comparison:
     def as_dict(self) -> dict:
         return asdict(self)
 
+    def mixed_verdict(self) -> str | None:
+        """A sentence when the interval and the test disagree about this difference (one says
+        it is more than noise, the other not), else None: side by side without a word, "the
+        interval excludes 0" and "p = 0.07" leave the reader to guess which to believe."""
+        alpha = 1 - self.confidence
+        interval_says = self.ci_low > 0 or self.ci_high < 0
+        test_says = self.p_value < alpha
+        if interval_says == test_says:
+            return None
+        level = f"{self.confidence:.0%}"
+        p = f"p = {self.p_value:.3f}"
+        if interval_says:
+            told = f"its {level} interval excludes 0 but the randomization test's {p} is not"
+            told += f" below {alpha:g}"
+        else:
+            told = f"the randomization test's {p} is below {alpha:g} but its {level} interval"
+            told += " includes 0"
+        return (
+            f"{self.metric}: {told}. The two resample differently (the interval the questions,"
+            " the test the signs of their differences) and disagree near the edge: take the"
+            f" difference of {self.run} over {self.baseline} as not yet established; more"
+            " questions, or label next, settle it."
+        )
+
 
 def _batches(total: int, width: int) -> list[int]:
     size = max(1, _BATCH_CELLS // max(width, 1))

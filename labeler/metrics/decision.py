@@ -34,6 +34,7 @@ from labeler.metrics.judge_prior import LEVELS, JudgePrior, slot_grades
 from labeler.metrics.relevance_model import RelevanceModel, cell
 from labeler.metrics.tables import Run, as_run
 from labeler.metrics.types import DEFAULT_OPTIONS, Metric, Options
+from labeler.numbers import signed
 
 DEFAULT_CONFIDENCE = 0.95
 DEFAULT_BUDGET = 20
@@ -118,7 +119,7 @@ class Decision:
         proven range -0.04 to +0.11" (the range is of the leading run minus the other)."""
         other = self.run_b if self.leader == self.run_a else self.run_a
         low, high = self.leader_range()
-        span = f"proven range {low:+.3f} to {high:+.3f}"
+        span = f"proven range {signed(low, 3)} to {signed(high, 3)}"
         if self.status == "proven":
             if self.winner is None:
                 return f"proven: {self.run_a} and {self.run_b} tie on {self.metric}; {span}"

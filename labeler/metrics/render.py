@@ -10,11 +10,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from labeler.metrics.report import Report
+from labeler.numbers import plain, signed
 from labeler.spreadsheet import csv_text
 
 
 def _figure(value: float | None) -> str:
-    return "-" if value is None else f"{value:.4f}"
+    return "-" if value is None else plain(value, 4)
 
 
 def _best(per_run: Mapping[str, Mapping[str, float | None]], metric: str) -> set[str]:
@@ -80,8 +81,8 @@ def _comparison_rows(report: Report) -> list[list[str]]:
                 c.metric,
                 f"{c.baseline_mean:.4f}",
                 f"{c.run_mean:.4f}",
-                f"{c.difference:+.4f}",
-                f"[{c.ci_low:+.4f}, {c.ci_high:+.4f}]",
+                signed(c.difference, 4),
+                f"[{signed(c.ci_low, 4)}, {signed(c.ci_high, 4)}]",
                 f"{c.p_value:.4f}",
                 f"{c.wins}/{c.ties}/{c.losses}",
             ]

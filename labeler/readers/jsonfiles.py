@@ -67,7 +67,9 @@ def _error(
     pos = min(error.pos, len(text.rstrip("\r\n")))  # a line's ending is not a place to point at
     at = line + line_of(text, pos) - 1
     column = pos - text.rfind("\n", 0, pos)
-    return LabelerError(f"not valid JSON: {error.msg} at column {column}", path=path, line=at)
+    # Some of json's messages end in "at" ("Unterminated string starting at"): one "at" only.
+    said = error.msg.removesuffix(" at")
+    return LabelerError(f"not valid JSON: {said} at column {column}", path=path, line=at)
 
 
 # The tokens that matter for nesting: strings (skipped whole, brackets inside them are text),

@@ -23,7 +23,7 @@ from labeler.store import Store, check_reviewer
 from labeler.store.base import now
 
 ACTIONS = ("accept", "change", "reject")
-REASON_ORDER = ("conflict", "split", "edited", "partial", "mixed", "unseen")
+REASON_ORDER = ("conflict", "split", "elsewhere", "edited", "partial", "mixed", "unseen")
 _TOKEN = re.compile(r"\S+\s*")
 MIN_SHOWN_RUN = 3
 

@@ -24,12 +24,19 @@ for each new chunk the reviewer's old passages reach:
   in the chunk), **unseen** (a 0 whose chunk adds ungraded text) or **mixed** (a 0 whose chunk
   also holds text graded relevant). A label whose text is present only in chunks that carry
   its own grade anyway is applied there (**consistent**). A label present nowhere is **lost**.
+- **Where the answer went**: when a passage graded 1 or 2 is queued in several pieces (split,
+  partial or edited), the pieces holding the largest share of the question's and its
+  reference answer's words (``pointers``, worked out from the texts by the caller) are
+  proposed with the old grade; the others are proposed 0 (**elsewhere**): the first demo
+  proposal offered "2 · answers it" for a piece that held only the heading (issue #23). When
+  no piece holds any of those words, or all hold the same share, every piece keeps the old
+  grade: nothing says where the answer is.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from collections.abc import Mapping as MappingOf
 from dataclasses import dataclass, replace
 
@@ -52,7 +59,13 @@ REASONS = {
     "unseen": "the new chunk adds text nobody graded",
     "mixed": "the new chunk also holds text graded relevant",
     "lost": "the passage is found nowhere in the new chunking",
+    "elsewhere": "another piece of the passage holds more of the question's and answer's words",
 }
+# The pieces of a passage the pointer rule looks at, by their reason to be queued.
+PIECES = frozenset(("split", "partial", "edited"))
+
+# Share of a question's (and its reference answer's) words a new chunk holds.
+Pointers = Callable[[str, str], float]
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,8 +131,11 @@ def decide(
     evidence: MappingOf[tuple, tuple[Evidence, ...]],
     *,
     min_coverage: float = DEFAULT_MIN_COVERAGE,
+    pointers: Pointers | None = None,
 ) -> list[Mapping]:
-    """Every mapping of every label: applied, queued or lost, by the rules above."""
+    """Every mapping of every label: applied, queued or lost, by the rules above.
+    ``pointers(question, new chunk)`` is the share of the question's and its answer's words in
+    the chunk (None: the pieces of a split passage all keep its grade)."""
     groups: dict[tuple, list[OldLabel]] = defaultdict(list)
     for label in labels:
         reviewer = label.reviewer if label.kind == "label" else ""
@@ -128,7 +144,29 @@ def decide(
     for key in sorted(groups):
         members = sorted(groups[key], key=lambda lb: (lb.chunk_id, lb.reviewer))
         decided += _decide_group(members, evidence, min_coverage - EPSILON)
-    return _adjudications_with_their_labels(decided)
+    decided = _adjudications_with_their_labels(decided)
+    return decided if pointers is None else point_to_the_answer(decided, pointers)
+
+
+def point_to_the_answer(decided: list[Mapping], pointers: Pointers) -> list[Mapping]:
+    """The rule "where the answer went": of the queued pieces of one positive label, those
+    holding less of the question's and answer's words than the best piece are proposed 0."""
+    pieces: dict[tuple, list[int]] = defaultdict(list)
+    for index, m in enumerate(decided):
+        if m.decision == "queued" and m.reason in PIECES and m.old_grade > 0:
+            pieces[m.kind, m.question_id, m.reviewer, m.old_chunk].append(index)
+    result = list(decided)
+    for indexes in pieces.values():
+        if len(indexes) < 2:
+            continue
+        shares = {i: pointers(decided[i].question_id, decided[i].new_chunk or "") for i in indexes}
+        best = max(shares.values())
+        if best <= 0 or min(shares.values()) == best:
+            continue
+        for i in indexes:
+            if shares[i] < best:
+                result[i] = replace(decided[i], grade=0, reason="elsewhere")
+    return result
 
 
 def _adjudications_with_their_labels(decided: list[Mapping]) -> list[Mapping]:
@@ -292,10 +330,13 @@ __all__ = [
     "DEFAULT_MIN_COVERAGE",
     "FLOOR_CONTAINMENT",
     "FLOOR_COVERAGE",
+    "PIECES",
     "REASONS",
     "Mapping",
     "OldLabel",
+    "Pointers",
     "decide",
+    "point_to_the_answer",
     "present",
     "union_length",
 ]

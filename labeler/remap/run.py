@@ -27,7 +27,8 @@ from labeler.atomic import check_target, write_atomically
 from labeler.errors import LabelerError, NotFoundError
 from labeler.remap.align import DEFAULT_ALIGNER
 from labeler.remap.evidence import METHODS, EvidenceFinder, Passage
-from labeler.remap.rules import DEFAULT_MIN_COVERAGE, Mapping, OldLabel, decide
+from labeler.remap.rules import DEFAULT_MIN_COVERAGE, Mapping, OldLabel, Pointers, decide
+from labeler.remap.text import term_share, terms
 from labeler.spreadsheet import Figure, csv_text
 from labeler.store import Store
 from labeler.store.base import now
@@ -242,7 +243,9 @@ def plan_remap(
         adjudications = len(labels) - count
         marked, _ = store.remaps.unanswerable_state(from_chunking)
         target_marked, withdrawn = store.remaps.unanswerable_state(to_chunking)
-    mappings = decide(labels, evidence, min_coverage=min_coverage)
+    mappings = decide(
+        labels, evidence, min_coverage=min_coverage, pointers=_pointers(store, to_chunking)
+    )
     return RemapPlan(
         from_chunking=from_chunking,
         to_chunking=to_chunking,
@@ -254,6 +257,26 @@ def plan_remap(
         passages=len(seen),
         searches=finder.searches,
     )
+
+
+def _pointers(store: Store, chunking: str) -> Pointers:
+    """``rules.Pointers`` over the store: the share of a question's and its reference answer's
+    words that a chunk of ``chunking`` holds. Read only for the pieces of a split passage, each
+    question and chunk once."""
+    wanted: dict[str, frozenset[str]] = {}
+    texts: dict[str, str] = {}
+
+    def share(question_id: str, chunk_id: str) -> float:
+        if question_id not in wanted:
+            question = store.questions.get(question_id)
+            said = "" if question is None else f"{question.text} {question.reference_answer or ''}"
+            wanted[question_id] = terms(said)
+        if chunk_id not in texts:
+            chunk = store.corpus.get_chunks(chunking, [chunk_id]).get(chunk_id)
+            texts[chunk_id] = "" if chunk is None else chunk.text
+        return term_share(wanted[question_id], texts[chunk_id])
+
+    return share
 
 
 # applying ---------------------------------------------------------------------------------

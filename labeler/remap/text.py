@@ -16,6 +16,16 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 _WORD = re.compile(r"\S+")
+_TERM = re.compile(r"\w+")
+# Words that point at nothing when asked where a question's words are.
+_COMMON = frozenset(
+    (
+        "a an and are as at be but by can could did do does for from had has have how i if in"
+        " into is it its me my no not of on or our should so than that the their them then"
+        " there these they this to was we were what when where which who why will with would"
+        " you your"
+    ).split()
+)
 
 
 def collapse(text: str) -> str:
@@ -27,6 +37,22 @@ def nonblank_count(text: str, start: int = 0, end: int | None = None) -> int:
     """Non-blank characters of ``text[start:end]``: the same in a text and its collapsed form,
     so coverage and containment do not depend on whitespace."""
     return len("".join(text[start:end].split()))
+
+
+def terms(text: str) -> frozenset[str]:
+    """The distinct words of ``text`` that can point at an answer: lower-cased, common words
+    left out, a plural "s" taken off ("refunds" finds "refund")."""
+    found = set()
+    for word in _TERM.findall(text.lower()):
+        if word in _COMMON:
+            continue
+        found.add(word[:-1] if len(word) > 3 and word.endswith("s") else word)
+    return frozenset(found)
+
+
+def term_share(wanted: frozenset[str], text: str) -> float:
+    """The share of ``wanted`` (a question's and its answer's ``terms``) that ``text`` holds."""
+    return len(wanted & terms(text)) / len(wanted) if wanted else 0.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,6 +51,12 @@ class ContextView:
         return bool(self.matches)
 
 
+# A duplicate this close (token_sort_ratio, 0-100) is the same question asked again: "How long
+# does standard delivery take within the UK?" and "... in the UK?" score 94.8 (the duplicate
+# flag starts at 85: those are only alike).
+SAME_SCORE = 90.0
+
+
 @dataclass(frozen=True, slots=True)
 class Member:
     """A question of the duplicate cluster; ``score`` against the question shown, when the
@@ -78,6 +84,24 @@ class ReviewView:
     @property
     def revision(self) -> int:
         return int(self.state["revision"])
+
+    @property
+    def same_as(self) -> Member | None:
+        """The closest question this one repeats almost word for word (score at least
+        SAME_SCORE), the ones already kept (written by people or accepted) first."""
+        same = [m for m in self.cluster if m.score is not None and m.score >= SAME_SCORE]
+        kept = [m for m in same if m.origin == "human" or m.status == "accepted"]
+        return (kept or [m for m in same if m.status == "pending"] or [None])[0]
+
+    @property
+    def expected_key(self) -> str | None:
+        """The decision the page offers as its default key: "reject" for a near-copy of a
+        question already kept (accepting would add it twice), none for a near-copy of another
+        question waiting (the reviewer chooses which to keep), else "accept"."""
+        same = self.same_as
+        if same is None:
+            return "accept"
+        return "reject" if same.origin == "human" or same.status == "accepted" else None
 
     @property
     def edited(self) -> bool:
@@ -177,6 +201,7 @@ def _cluster(store: Store, question_id: str, flags: tuple[dict, ...]) -> tuple[M
 
 __all__ = [
     "MIN_COVERED_WORDS",
+    "SAME_SCORE",
     "ChunkMatch",
     "ContextView",
     "Member",

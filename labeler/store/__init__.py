@@ -78,23 +78,21 @@ class Store(Database):
         self.assignments = Assignments(self)
 
     def status(self) -> dict:
-        """What is in the database, for ``labeler status`` and the app's sidebar."""
+        """What the tables hold, for ``labeler status`` and the Data page. The counts of
+        questions (being graded, waiting, fully graded, answerable) are defined once in
+        ``labeler.grading.counts``, which adds them to this."""
         chunking = self.corpus.current_chunking()
-        progress = self.progress.counts(chunking, None)
         return {
             "database": str(self.path),
             "current_chunking": chunking,
             "chunkings": {c["name"]: c["chunks"] for c in self.corpus.chunkings()},
             "documents": self.corpus.count_documents(),
-            "questions": self.questions.count(),
             "questions_by_status": self.questions.count_by_status(),
             "runs": {
                 r["name"]: {"results": r["results"], "questions": r["questions"]}
                 for r in self.runs.all()
             },
             "labels": self.labels.counts(chunking),
-            "fully_graded": progress["everyone"],
-            "questions_accepted": progress["total"],
         }
 
 

@@ -652,8 +652,9 @@ class Labels(Facet):
         return events, runs
 
     def counts(self, chunking: str) -> dict[str, dict]:
-        """Labels of one chunking per grade and per reviewer, and its unanswerable questions;
-        with the label count of every chunking beside them (a remap fills a second one)."""
+        """Labels of one chunking per grade and per reviewer, with the label count of every
+        chunking beside them (a remap fills a second one). Questions marked unanswerable are
+        counted with the other question counts (``labeler.grading.counts``)."""
 
         def count_by(column: str, where: str = "", params: tuple = ()) -> dict:
             return self.pairs(
@@ -665,17 +666,9 @@ class Labels(Facet):
         by_grade = {str(g): n for g, n in count_by("grade", *in_chunking).items()}
         by_reviewer = count_by("reviewer", *in_chunking)
         by_chunking = count_by("chunking")
-        unanswerable = int(
-            self.scalar(
-                "SELECT count(DISTINCT question_id) FROM question_marks"
-                " WHERE unanswerable = 1 AND chunking = ?",
-                (chunking,),
-            )
-        )
         return {
             "chunking": chunking,
             "by_grade": by_grade,
             "by_reviewer": by_reviewer,
             "by_chunking": by_chunking,
-            "unanswerable_questions": unanswerable,
         }

@@ -56,6 +56,10 @@ FIRST_PASS_POSTINGS = 3_000
 # and the words kept hold at most this many (word, chunk) postings in all.
 TERM_MAX_CHUNKS = 5_000
 POSTINGS_BUDGET = 20_000
+# Highlighting (the grading page marks a question's words in each chunk): a word found in more
+# than this share of the chunks points at nothing and is left unmarked ("one", "order" in a
+# shop's corpus); a question made only of such words has its rarest one marked.
+HIGHLIGHT_MAX_SHARE = 0.05
 # Float sums may round up by a few ulps; the bound is checked with this much to spare.
 _BOUND_MARGIN = 1e-9
 
@@ -144,16 +148,38 @@ class Search(Facet):
             total += counts[term]
         return kept or ranked[:2] or list(terms[:1])
 
-    def _chunks_with(self, term: str) -> int:
-        """How many chunks hold ``term``, counted up to TERM_MAX_CHUNKS + 1 (cheap either way)."""
+    def highlight_terms(self, text: str) -> list[str]:
+        """The words of ``text`` (a question) worth marking in the chunks, in its order: those
+        in at most HIGHLIGHT_MAX_SHARE of the chunks (their document frequency, from the
+        full-text index); when there is none, the rarest word the chunks hold. Counting stops
+        past the cut-off, so a common word costs little more than a rare one on a large
+        corpus."""
+        terms = fts_terms(text)
+        if not terms:
+            return []
+        total = int(self.scalar("SELECT count(*) FROM chunks"))
+        cap = max(1, int(total * HIGHLIGHT_MAX_SHARE))
+        counts = {term: self._count_upto(term, cap + 1) for term in terms}
+        rare = [t for t in terms if 0 < counts[t] <= cap]
+        if rare:
+            return rare
+        present = {t: self._chunks_with(t) for t in terms if counts[t]}
+        return [min(present, key=present.__getitem__)] if present else []
+
+    def _count_upto(self, term: str, limit: int) -> int:
+        """Chunks (title or text) holding ``term``, counted up to ``limit``."""
         match = "{title text} : " + fts_query([term], any_term=False)
         return int(
             self.scalar(
                 "SELECT count(*) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?"
                 " LIMIT ?)",
-                (match, TERM_MAX_CHUNKS + 1),
+                (match, limit),
             )
         )
+
+    def _chunks_with(self, term: str) -> int:
+        """How many chunks hold ``term``, counted up to TERM_MAX_CHUNKS + 1 (cheap either way)."""
+        return self._count_upto(term, TERM_MAX_CHUNKS + 1)
 
     # the pooling search -------------------------------------------------------------------
 

@@ -34,6 +34,13 @@ click on "Log in" to the first candidate card on screen (target 1.5 s), over ``-
 browser contexts (each a new login). ``--login`` applies to the demo and to ``--db`` alike; the
 1M-chunk database is copied first (its account is added to the copy).
 
+The Results page (``--results``): its first open, in Chromium, from the click that opens it
+to the page settled (every section drawn, no script running), on a server that has just
+served the grading page, as a reviewer meets it; then a second open. On the demo and on a
+10,000-question project made once by ``results_project`` (10,000 questions, 20,000 chunks,
+three runs of 20 results, 2,000 questions graded by two reviewers who disagree on some
+chunks). Target (issue #23): under 2 s on the demo, under 5 s on the 10,000 questions.
+
 Usage::
 
     python tests/benchmarks/bench_browser.py                       # the demo only
@@ -43,6 +50,7 @@ Usage::
     python tests/benchmarks/bench_browser.py --decide hybrid,bm25,ndcg@10 --both
     python tests/benchmarks/bench_browser.py --login                 # the demo, logged in
     python tests/benchmarks/bench_browser.py --login --db /work/bench-data/labeling/bench.db
+    python tests/benchmarks/bench_browser.py --results /work/bench-data/results
 
 Each run grades as a new reviewer (``browser-<time>``), so it starts on ungraded chunks and
 leaves other reviewers' work alone; on the demo a fresh copy of the demo database is used.
@@ -72,6 +80,7 @@ TARGET_P95_MS = 300.0
 TARGETS_MS = {"export": (300.0, 300.0)}  # a selectbox change, every one under 300 ms
 TARGET_LOGIN_MS = 1500.0  # login to first question on screen
 PASSWORD = "bench-password-1"
+RESULTS_TARGETS_S = {"demo": 2.0, "10,000 questions": 5.0}
 WARM_UP = 2
 
 # In the page: the time of every keydown, and a watcher that resolves with the latency once the
@@ -447,6 +456,108 @@ def measure_export(folder: Path, changes: int) -> dict[str, float] | None:
     return figures
 
 
+def results_project(folder: Path) -> Path:
+    """A 10,000-question project for the Results page, made once in ``folder`` and reused:
+    20,000 chunks, three runs of 20 results per question (a good, a middling and a weak one),
+    2,000 questions graded by two reviewers (they disagree on one chunk in ten)."""
+    import random
+
+    from labeler.importers import import_chunks, import_qrels, import_questions, import_run
+    from labeler.store import Store
+
+    path = folder / "results.db"
+    if path.exists():
+        return path
+    building = folder / "results.db.part"  # renamed once whole: a failed build is not reused
+    for stale in folder.glob("results.db.part*"):
+        stale.unlink()
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(23)
+    words = [f"w{i}" for i in range(3000)]
+    chunks = folder / "chunks.jsonl"
+    with chunks.open("w", encoding="utf-8") as out:
+        for i in range(20_000):
+            text = " ".join(rng.choice(words) for _ in range(40))
+            out.write(f'{{"id": "c{i}", "doc_id": "d{i // 10}", "text": "{text}"}}\n')
+    questions = folder / "questions.jsonl"
+    with questions.open("w", encoding="utf-8") as out:
+        for q in range(10_000):
+            text = " ".join(rng.choice(words) for _ in range(8))
+            out.write(f'{{"id": "q{q:05d}", "question": "{text}?"}}\n')
+    relevant = {q: rng.sample(range(20_000), 3) for q in range(10_000)}
+    runs = {}
+    for name, hit in (("good", 0.7), ("middling", 0.5), ("weak", 0.2)):
+        runs[name] = folder / f"{name}.trec"
+        with runs[name].open("w", encoding="utf-8") as out:
+            for q in range(10_000):
+                found = [c for c in relevant[q] if rng.random() < hit]
+                others = [c for c in rng.sample(range(20_000), 23) if c not in found]
+                ranked = found + others[: 20 - len(found)]
+                rng.shuffle(ranked)
+                for rank, c in enumerate(ranked, start=1):
+                    out.write(f"q{q:05d} Q0 c{c} {rank} {100 - rank} {name}\n")
+    qrels = {r: folder / f"{r}.qrels" for r in ("maria", "tom")}
+    with qrels["maria"].open("w") as maria, qrels["tom"].open("w") as tom:
+        for q in range(2_000):
+            pooled = {c for name in runs for c in relevant[q]} | set(rng.sample(range(20_000), 7))
+            for c in sorted(pooled):
+                grade = rng.choice((1, 2)) if c in relevant[q] else 0
+                maria.write(f"q{q:05d} 0 c{c} {grade}\n")
+                other = grade if rng.random() > 0.1 else (grade + 1) % 3
+                tom.write(f"q{q:05d} 0 c{c} {other}\n")
+    with Store(building) as store:
+        import_chunks(store, chunks, chunking="default")
+        import_questions(store, questions)
+        for run in runs.values():
+            import_run(store, run, pool_depth=10)
+        for reviewer, file in qrels.items():
+            import_qrels(store, file, reviewer=reviewer)
+        store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    building.rename(path)
+    return path
+
+
+def measure_results(db: Path, label: str) -> dict[str, float] | None:
+    """The Results page opened from the grading page: first open, then a second one."""
+    from playwright.sync_api import sync_playwright
+
+    server = Server(db)
+    figures: dict[str, float] = {}
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+            page.set_default_timeout(120_000)
+            page.goto(f"{server.url}/?reviewer=results-bench")
+            page.wait_for_selector(".st-key-label_card_0")
+            wait_idle(page)
+            cpu = process_cpu(server.process.pid)
+            for name in ("first", "again"):
+                link = page.locator("[data-testid='stSidebarNav'] a[href$='/results']")
+                started = time.perf_counter()
+                link.click()
+                page.wait_for_selector(".st-key-results_runs_table")
+                page.wait_for_timeout(30)
+                wait_idle(page)
+                page.wait_for_timeout(30)
+                wait_idle(page)
+                figures[name] = time.perf_counter() - started
+                if name == "first":
+                    page.locator("[data-testid='stSidebarNav'] a").first.click()
+                    page.wait_for_selector(".st-key-label_card_0")
+                    wait_idle(page)
+            figures["server_cpu"] = process_cpu(server.process.pid) - cpu
+            browser.close()
+    finally:
+        server.stop()
+    print(
+        f"{label}: Results page first open {figures['first']:.2f} s, again"
+        f" {figures['again']:.2f} s (server CPU {figures['server_cpu']:.2f} s for both and the"
+        f" grading page between); load average {os.getloadavg()[0]:.2f}"
+    )
+    return figures
+
+
 def demo_db(folder: Path) -> Path:
     from labeler.demo import load_demo
     from labeler.store import Store
@@ -480,6 +591,13 @@ def main() -> None:
         "--login", action="store_true", help="a team server: log in with a password first"
     )
     parser.add_argument("--logins", type=int, default=5, help="with --login: logins timed")
+    parser.add_argument(
+        "--results",
+        type=Path,
+        metavar="FOLDER",
+        help="the Results page's first open: the demo, and a 10,000-question project (made once"
+        " in FOLDER)",
+    )
     args = parser.parse_args()
     if not Path(CHROMIUM).exists():
         raise SystemExit(f"chromium not found at {CHROMIUM} (apt-get install chromium)")
@@ -490,6 +608,21 @@ def main() -> None:
     cpu = time.process_time()
     results = {}
     with tempfile.TemporaryDirectory() as folder:
+        if args.results is not None:
+            opened = {
+                "demo": measure_results(demo_db(Path(folder) / "results"), "demo"),
+                "10,000 questions": measure_results(
+                    results_project(args.results), "10,000 questions"
+                ),
+            }
+            print("\nSummary (targets from the issue; no timing asserts)")
+            for name, figures in opened.items():
+                target = RESULTS_TARGETS_S[name]
+                verdict = "PASS" if figures and figures["first"] < target else "MISS"
+                print(
+                    f"  {name:<18} first open {figures['first']:.2f} s (< {target:.0f})  {verdict}"
+                )
+            return
         if args.export is not None:
             results["export"] = measure_export(args.export, args.changes)
         if args.demo or (args.db is None and args.export is None):

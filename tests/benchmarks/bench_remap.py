@@ -68,6 +68,8 @@ from labeler.importers import import_chunks, import_qrels, import_questions  # n
 from labeler.remap import OldLabel, decide, plan_remap  # noqa: E402
 from labeler.remap.align import ALIGNERS  # noqa: E402
 from labeler.remap.evidence import Evidence, Passage  # noqa: E402
+from labeler.remap.rules import PIECES  # noqa: E402
+from labeler.remap.text import term_share, terms  # noqa: E402
 from labeler.store import Store  # noqa: E402
 
 DEMO = REPO / "data" / "demo"
@@ -316,6 +318,30 @@ def perfect_evidence(built: Built, passages: dict[tuple, Passage]) -> dict[tuple
     return evidence
 
 
+def bench_pointers(built: Built):
+    """``rules.Pointers`` from the demo's question texts and answers and the new chunks' texts,
+    as ``plan_remap`` works them out from the store."""
+    wanted = {q["id"]: terms(f"{q['question']} {q.get('answer') or ''}") for q in QUESTIONS}
+    texts = {c["id"]: c["text"] for cs in built.chunks.values() for c in cs}
+    return lambda question, chunk: term_share(wanted.get(question, frozenset()), texts[chunk])
+
+
+def offered_right(mappings, images, chunk_spans) -> tuple[int, int]:
+    """Proposals of positive labels queued in pieces (split, partial, edited, or "elsewhere"
+    after the pointer rule) whose offered grade is the new chunk's true grade: accepted as
+    offered (the default key), they would be right. (right, proposals)"""
+    right = total = 0
+    for m in mappings:
+        if m.kind != "label" or m.decision != "queued" or m.old_grade == 0:
+            continue
+        if m.reason not in (*PIECES, "elsewhere"):
+            continue
+        doc_id, start, end = chunk_spans[m.new_chunk]
+        total += 1
+        right += m.grade == S.truth_grade(images[m.question_id].get(doc_id, []), start, end)
+    return right, total
+
+
 def applied_targets(mappings) -> dict[tuple, tuple[int, str]]:
     return {
         (m.question_id, m.reviewer, m.new_chunk): (m.grade, m.method)
@@ -354,7 +380,12 @@ def evaluate(scenario: Scenario, base: Path, folder: Path, *, methods=None, alig
         cpu, wall = time.process_time(), time.perf_counter()
         plan = plan_remap(store, "v1", "v2", **kwargs)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    perfect = decide(labels, perfect_evidence(built, passages))
+    evidence = perfect_evidence(built, passages)
+    perfect = decide(labels, evidence)
+    pointed = decide(labels, evidence, pointers=bench_pointers(built))
+    offered_before = offered_right(perfect, images, chunk_spans)
+    offered_after = offered_right(pointed, images, chunk_spans)
+    offered_plan = offered_right(plan.mappings, images, chunk_spans)
     decidable = applied_targets(perfect)
     found = applied_targets(plan.mappings)
     correct, applied, by_method, wrong = judge(built, plan.mappings, images, chunk_spans)
@@ -376,6 +407,9 @@ def evaluate(scenario: Scenario, base: Path, folder: Path, *, methods=None, alig
         "lost": sum(1 for m in plan.label_mappings() if m.decision == "lost"),
         "by_method": by_method,
         "rule_precision": rule_correct / rule_applied if rule_applied else 1.0,
+        "offered_before": offered_before,
+        "offered_after": offered_after,
+        "offered_plan": offered_plan,
         "rule_wrong": rule_wrong,
         "wall": wall,
         "cpu": cpu,
@@ -414,6 +448,30 @@ def run_accuracy(folder: Path, base: Path, *, verbose: bool) -> list[dict]:
                 print(f"    wrong: {w}")
             for w in r["rule_wrong"][:5]:
                 print(f"    rule wrong: {w}")
+    print(
+        "\nProposals of a positive label's pieces (split, partial, edited) accepted as offered"
+        " (A): right / proposals, perfect evidence without the pointer rule -> with it;"
+        " the real remap with it\n"
+    )
+    print("| scenario | before | after | real remap |")
+    print("| --- | ---: | ---: | ---: |")
+    for r in results:
+        cells = [
+            f"{right}/{total} ({percent(right / total) if total else '-'})"
+            for right, total in (r["offered_before"], r["offered_after"], r["offered_plan"])
+        ]
+        print(f"| {r['scenario']} | " + " | ".join(cells) + " |")
+    sums = [
+        tuple(sum(r[k][i] for r in results) for i in (0, 1))
+        for k in ("offered_before", "offered_after", "offered_plan")
+    ]
+    print(
+        "all scenarios: "
+        + ", ".join(
+            f"{name} {right}/{total} ({percent(right / total) if total else '-'})"
+            for name, (right, total) in zip(("before", "after", "real"), sums, strict=True)
+        )
+    )
     worst_precision = min(r["precision"] for r in results)
     worst_recall = min(r["recall"] for r in results)
     print(

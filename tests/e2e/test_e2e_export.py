@@ -1,5 +1,6 @@
-"""Exporting from the app in a real browser: the demo's disagreements stop a plain export, a
-policy settles them, and the new version appears in the history on disk."""
+"""Exporting from the app in a real browser: with "stop" the demo's disagreements stop the
+export, the project's policy (majority) settles them, and the new version appears in the
+history on disk."""
 
 import json
 
@@ -22,12 +23,15 @@ def test_create_a_version_from_the_export_page(tmp_path, serve, page, monkeypatc
     page.goto(f"{server.url}/export?reviewer=maria")
     wait_for_app(page)
     page.locator(".st-key-export_name input").fill("orders-faq")
+    page.locator(".st-key-export_policy").click()
+    page.get_by_role("option", name="stop", exact=True).click()
+    wait_for_app(page)
     page.get_by_role("button", name="Create version").click()
     wait_for_app(page)
     page.wait_for_selector(".st-key-export_disagreements")
     assert not (exports / "orders-faq").exists()  # (the demo's own fernleaf-support is there)
     page.locator(".st-key-export_policy").click()
-    page.get_by_role("option", name="majority", exact=False).first.click()
+    page.get_by_role("option", name="majority (the project's)", exact=True).click()
     wait_for_app(page)
     page.get_by_role("button", name="Create version").click()
     wait_for_app(page)

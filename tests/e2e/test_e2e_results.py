@@ -22,6 +22,13 @@ def test_results_page_and_a_row_opens_the_grading_page(demo_db, serve, page) -> 
     open_results(page, server)
     assert page.locator("[data-testid='stException']").count() == 0
     assert page.get_by_text("proven range").count() >= 1
+    # Issue #23: no metric name is cut; the pills wrap instead of scrolling past the edge.
+    pills = page.locator(".st-key-results_metrics [role='toolbar']")
+    scroll, client = pills.evaluate("t => [t.scrollWidth, t.clientWidth]")
+    assert scroll <= client
+    for button in pills.locator("button").all():
+        box, row = button.bounding_box(), pills.bounding_box()
+        assert box["x"] + box["width"] <= row["x"] + row["width"] + 1
     screenshot(page, "results-top")
     table = page.locator(".st-key-results_questions [data-testid='stDataFrame']")
     table.scroll_into_view_if_needed()

@@ -185,7 +185,7 @@ def card(
             f"<b>{'▶ ' if index == cursor else ''}{html.escape(head)}</b>"
             f"<span>{html.escape(chunk.chunk_id)} · {html.escape(state)}</span></div>"
         )
-        show_text(chunk.text or "(this chunk is no longer in the current chunking)")
+        show_text(chunk.text or "(this chunk is no longer in the current chunking)", markdown=True)
         columns = st.columns(len(chunk.votes))
         for column, vote in zip(columns, chunk.votes, strict=True):
             with column, st.container(border=True):

@@ -11,6 +11,8 @@ import streamlit as st
 
 from labeler.app.state import get_store, reviewer, uploaded
 from labeler.app.widgets import caption, note
+from labeler.grading.counts import LABELS, ProjectCounts, project_status
+from labeler.grading.policy import describe_policy
 from labeler.importers.registry import IMPORT_KINDS, ImportKind, ImportOption, run_import
 
 store = get_store()
@@ -19,14 +21,18 @@ UPLOADABLE = {name: kind for name, kind in IMPORT_KINDS.items() if not kind.fold
 
 
 def status_panel() -> None:
-    status = store.status()
+    status = project_status(store)
+    counts = status["counts"]
     st.subheader("In this project")
     current = status["current_chunking"]
-    a, b, c, d = st.columns(4)
+    a, b, c, d, e = st.columns(5)
     a.metric("Chunks", status["chunkings"].get(current, 0))
-    b.metric("Questions", status["questions"])
-    c.metric("Runs", len(status["runs"]))
-    d.metric("Labels", sum(status["labels"]["by_reviewer"].values()))
+    b.metric(LABELS["questions"].capitalize(), counts["questions"])
+    c.metric(LABELS["graded"].capitalize(), counts["graded"])
+    d.metric("Runs", len(status["runs"]))
+    e.metric("Labels", sum(status["labels"]["by_reviewer"].values()))
+    caption(ProjectCounts(**counts).sentence().capitalize())
+    caption(f"When reviewers disagree: {describe_policy(counts['policy'])}")
     others = {n: k for n, k in status["chunkings"].items() if n != current}
     also = "".join(
         f" · chunking {name}: {count} chunks, {status['labels']['by_chunking'].get(name, 0)} labels"

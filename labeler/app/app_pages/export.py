@@ -18,10 +18,11 @@ from pathlib import Path
 
 import streamlit as st
 
+from labeler.app.pages import PAGES_DIR
 from labeler.app.state import exports_path, get_store, reviewer, store_fragment, user_errors
-from labeler.app.widgets import note
+from labeler.app.widgets import note, policy_select
 from labeler.export import Selection, export_testset, partial_rows, plan_export
-from labeler.grading.consensus import POLICIES, DisagreementError
+from labeler.grading.consensus import DisagreementError
 from labeler.versions.diff import VersionDiff, describe_changes, diff_contents
 from labeler.versions.format import Content, version_dirs
 from labeler.versions.history import (
@@ -39,7 +40,6 @@ from labeler.versions.signing import Trust
 store = get_store()
 me = reviewer()
 OUT = Path(exports_path())
-NO_POLICY = "stop and list them"
 LAST = "export_last"
 
 
@@ -121,12 +121,8 @@ def selection_form() -> tuple[str, Selection, str | None]:
         min_grade = right.selectbox(
             "Relevant from grade (recorded for evaluators)", [1, 2], key="export_min_grade"
         )
-        policy = right.selectbox(
-            "When reviewers disagree",
-            [NO_POLICY, *POLICIES],
-            key="export_policy",
-            format_func=lambda p: p if p == NO_POLICY else f"{p}: {POLICIES[p].summary}",
-        )
+        with right:
+            policy = policy_select(store, "When reviewers disagree", "export_policy", stop=True)
         left, right, _ = st.columns([1, 1, 4])
         preview = left.form_submit_button("Preview", key="export_preview", width="stretch")
         create = right.form_submit_button(
@@ -137,7 +133,7 @@ def selection_form() -> tuple[str, Selection, str | None]:
         min_reviewers=int(min_reviewers),
         include_pending=include_pending,
         min_grade=int(min_grade),
-        policy=None if policy == NO_POLICY else policy,
+        policy=policy,
     )
     action = "create" if create else "preview" if preview else None
     return name.strip(), selection, action
@@ -243,8 +239,13 @@ def show_last(name: str, selection: Selection) -> None:
         note(f"Nothing written: v{last['version']} already holds this content.")
     elif last["disagreements"]:
         st.error(
-            f"{len(last['disagreements'])} disagreement(s) between reviewers. Settle them with"
-            " `labeler adjudicate`, or choose how to settle them above."
+            f"{len(last['disagreements'])} disagreement(s) between reviewers. Settle them on the"
+            " Adjudicate page, or choose a policy above to settle them."
+        )
+        st.page_link(
+            str(PAGES_DIR / "adjudicate.py"),
+            label="Adjudicate the disagreements",
+            icon=":material/gavel:",
         )
         with st.container(key="export_disagreements"):
             st.dataframe(last["disagreements"], hide_index=True)
@@ -363,7 +364,8 @@ def download(name: str, numbers: list[int], paths: dict[int, Path]) -> None:
 st.title("Export test sets")
 st.caption(
     f"Versions are written to `{OUT}`; each is immutable, and the same content is never written"
-    " twice. Reviewers' disagreements stop an export unless you choose how to settle them."
+    " twice. Disagreements a lead did not adjudicate are settled by the policy chosen below"
+    ' (the project\'s to start with); "stop" lists them and writes nothing.'
 )
 name, selection, action = selection_form()
 if action is not None:

@@ -11,10 +11,11 @@ import urllib.parse
 import pandas as pd
 import streamlit as st
 
+from labeler.app.markdown import markdown_text
 from labeler.app.state import db_path, get_store, reviewer, safely, user_errors
 from labeler.app.widgets import safe_text_html
 from labeler.judge.render import item_label
-from labeler.judge.report import MetricReport, metric_report, report_metrics
+from labeler.judge.report import MetricReport, metric_report, metric_title, report_metrics
 from labeler.judge.reveal import revealed_judge, set_revealed_judge
 from labeler.judge.scales import RELEVANCE
 from labeler.store.ratings import parse_relevance_key
@@ -111,7 +112,12 @@ def judge_section(report: MetricReport, name: str) -> None:
     judge = report.judges[name]
     st.html(safe_text_html(judge.summary, css_class=f"lbl-verdict {_tone(judge)}"))
     columns = st.columns(5)
-    columns[0].metric("Items compared", judge.items)
+    columns[0].metric(
+        "Items compared",
+        judge.items,
+        help="Items this judge rated that also have a settled human verdict: every figure"
+        " beside it is worked out on them.",
+    )
     columns[1].metric(
         "Agreement",
         _pct(judge.agreement),
@@ -156,7 +162,7 @@ def judge_section(report: MetricReport, name: str) -> None:
                 "people": d.human,
                 "judge": d.judge
                 + (f" ({d.judge_value:g})" if report.scale.kind == "score" else ""),
-                "rationale": d.rationale or "",
+                "rationale": markdown_text(d.rationale or ""),
             }
             for d in judge.disagreements
         ]
@@ -171,7 +177,7 @@ def judge_section(report: MetricReport, name: str) -> None:
             "question": st.column_config.TextColumn("question", width="medium"),
             "people": st.column_config.TextColumn("people", width=60),
             "judge": st.column_config.TextColumn("judge", width=80),
-            "rationale": st.column_config.TextColumn("the judge's rationale (text)", width="large"),
+            "rationale": st.column_config.TextColumn("the judge's rationale", width="large"),
         },
         key=f"judge_report_disagreements_{name}",
     )
@@ -226,16 +232,17 @@ def render() -> None:
     wanted = st.query_params.get("metric")
     if wanted in metrics and st.session_state.get("judge_report_metric") is None:
         st.session_state["judge_report_metric"] = wanted
-    metric = st.selectbox("Metric", metrics, key="judge_report_metric")
+    metric = st.selectbox("Metric", metrics, key="judge_report_metric", format_func=metric_title)
     with user_errors():
         report = cached_report(db_path(), metric, chunking, store.ratings.revision())
         scale = report.scale.spec
         if report.scale.kind == "score":
             scale += f", passes at {report.scale.pass_when} {report.scale.threshold:g}"
         st.caption(
-            f"{scale} · {report.items} items · {report.human_verdicts} with a human verdict"
-            f" ({report.adjudicated} adjudicated) · {report.tied} tied, left out until"
-            " settled"
+            f"{scale} · {report.items} items rated by anyone · {report.human_verdicts} of them"
+            f" with a human verdict ({report.adjudicated} adjudicated) · {report.tied} where"
+            " people tie, left out until settled. A judge is compared on the items it rated"
+            ' that have a human verdict: its "Items compared" below.'
         )
         if not report.judges:
             st.info("No judge has rated this metric yet.")

@@ -3,7 +3,8 @@ key first, then the judge's verdict and rationale, then the next item.
 
 Keys (native button shortcuts): the scale's digits give a verdict (2/1/0 for relevance, 1 pass
 and 0 fail for a pass/fail metric), N the next item to review, P the one before. Judge
-rationales are untrusted text (DeepEval's hold markdown): shown as text, never rendered.
+rationales are untrusted text (DeepEval's hold Markdown): rendered to inert HTML by the widgets
+(``labeler.app.markdown``: no link, image, raw HTML or style reaches the page).
 """
 
 from __future__ import annotations
@@ -172,17 +173,17 @@ def show_item(item: review.ReviewItem) -> None:
         with st.container(border=True, key="judge_chunk"):
             head = f"{item.chunk_title or ''}  ·  {item.chunk_id}".strip(" ·")
             st.html(safe_text_html(head, css_class="lbl-card-head"))
-            show_text(item.chunk_text)
+            show_text(item.chunk_text, markdown=True)
     if item.answer is not None:
         st.markdown("**Answer**")
         with st.container(border=True, key="judge_answer"):
-            show_text(item.answer)
+            show_text(item.answer, markdown=True)
     if item.contexts:
         st.markdown(f"**Contexts the answer was given** ({len(item.contexts)})")
         for number, context in enumerate(item.contexts, start=1):
             with st.container(border=True):
                 st.html(safe_text_html(f"{number}.", css_class="lbl-card-head"))
-                show_text(context, css_class="lbl-context")
+                show_text(context, css_class="lbl-context", markdown=True)
 
 
 def verdict_buttons(item: review.ReviewItem) -> None:
@@ -245,8 +246,8 @@ def reveal(item: review.ReviewItem) -> None:
                 st.html(safe_text_html("✓ Same verdict. " + line, css_class="lbl-agree"))
             else:
                 st.html(safe_text_html("✗ Different verdict. " + line, css_class="lbl-disagree"))
-            st.caption("The judge's reasoning (shown as plain text):")
-            st.text(item.judge.rationale or "(no rationale given)")
+            st.caption("The judge's reasoning:")
+            show_text(item.judge.rationale or "(no rationale given)", markdown=True)
         people = [o for o in item.others if o.kind == "human"]
         if people:
             caption(

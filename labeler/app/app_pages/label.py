@@ -293,7 +293,7 @@ def head() -> None:
     st.session_state["label_view"] = view
     st.session_state["label_chunk_ids"] = [c.chunk.id for c in view.candidates]
     st.session_state["label_needs"] = [c.needs_grade for c in view.candidates]
-    cards.question_spans(view)
+    cards.question_spans(view, store.search.highlight_terms)
     cursor = min(st.session_state.get("label_cursor", 0), max(len(view.candidates) - 1, 0))
     st.session_state["label_cursor"] = cursor
     cards.progress_line(view, labeling.progress(store, me))

@@ -31,6 +31,7 @@ GRADE_NAMES = {2: "2 · answers it", 1: "1 · helps partly", 0: "0 · not releva
 DECIDED = {"accepted": "Accepted", "changed": "Graded", "rejected": "Rejected"}
 ICONS = {
     "split": ":material/call_split:",
+    "elsewhere": ":material/call_split:",
     "edited": ":material/edit_note:",
     "conflict": ":material/warning:",
     "partial": ":material/content_cut:",
@@ -163,8 +164,10 @@ def sidebar(summaries: list[review.RemapSummary], summary: review.RemapSummary) 
         counts = summary.counts
         st.caption(
             f"The remap carried {counts.get('applied', 0)} label mappings on its own and lost"
-            f" {counts.get('lost', 0)} (min coverage {summary.min_coverage:g}); the"
-            f" {counts.get('queued', 0)} it could not decide make these proposals."
+            f" {counts.get('lost', 0)} (min coverage {summary.min_coverage:g}). The"
+            f" {counts.get('queued', 0)} mappings it could not decide (a reviewer's label and"
+            f" a new chunk) make the {summary.proposals} proposals of this queue, one per"
+            " question and new chunk."
         )
         st.toggle("Only proposals from my own labels", key="remap_mine", on_change=pair_changed)
         st.toggle("Show decided proposals", key="remap_show_decided", value=True)

@@ -14,10 +14,10 @@ import streamlit as st
 from labeler.app import charts, decide
 from labeler.app.pages import PAGES_DIR
 from labeler.app.state import db_path, get_store, uploaded, user_errors
-from labeler.app.widgets import caption, note
+from labeler.app.widgets import caption, note, policy_select
 from labeler.config import exports_dir
-from labeler.grading.consensus import POLICIES
-from labeler.grading.current import current_labels, stored_run
+from labeler.grading.counts import LABELS
+from labeler.grading.current import current_labels, kept_run
 from labeler.metrics import evaluate
 from labeler.metrics.comparison import compare
 from labeler.metrics.registry import DEFAULT_METRICS as ENGINE_DEFAULT_METRICS
@@ -28,6 +28,7 @@ from labeler.metrics.summary import (
     mean_intervals,
     question_differences,
 )
+from labeler.numbers import rounded, signed
 from labeler.sources import checked_run, compare_versions, version_labels
 from labeler.versions.history import intact_versions, list_versions, names_under
 
@@ -58,12 +59,7 @@ def choose_labels(column) -> object | None:
         )
         if source != CURRENT:
             return version_labels(versions[source])
-        policy = st.selectbox(
-            "When reviewers disagree",
-            list(POLICIES),
-            key="results_policy",
-            format_func=lambda p: f"{p}: {POLICIES[p].summary}",
-        )
+        policy = policy_select(store, "When reviewers disagree", "results_policy")
         return current_labels(store, policy=policy, chunking=chunking)
 
 
@@ -86,7 +82,7 @@ def choose_runs(column) -> list:
     names = store.runs.names()
     with column:
         chosen = st.multiselect("Runs", names, default=names, key="results_runs")
-        runs = [stored_run(store, name) for name in chosen]
+        runs = [kept_run(store, name) for name in chosen]
         extra = uploaded_run()
         if extra is not None:
             if extra.name in chosen:
@@ -101,8 +97,13 @@ def choose_runs(column) -> list:
 
 def choose_metrics(column) -> tuple[list[str], list[int]]:
     with column:
-        names = st.multiselect(
-            "Metrics", METRIC_NAMES, default=DEFAULT_METRICS, key="results_metrics"
+        # Pills wrap; a multiselect of five metrics cut the last one to "m…" (issue #23).
+        names = st.pills(
+            "Metrics",
+            METRIC_NAMES,
+            selection_mode="multi",
+            default=DEFAULT_METRICS,
+            key="results_metrics",
         )
         cutoffs = st.multiselect("Cutoffs (k)", CUTOFFS, default=[10], key="results_cutoffs") or [
             10
@@ -130,10 +131,10 @@ def run_table(results, metrics: list[str]) -> None:
         st.dataframe(pd.DataFrame(list(rows.values())), hide_index=True)
     first = results[0]
     st.caption(
-        f"Means over the {first.num_scored} questions with a relevant label (left out:"
-        f" {first.unanswerable} marked unanswerable, {first.no_relevant_label} without a"
-        " relevant label yet); in brackets a 95 % bootstrap interval (the questions resampled"
-        f" {PAGE_RESAMPLES:,} times)."
+        f"Means over the {first.num_scored} {LABELS['answerable']} questions (a chunk graded 1"
+        f" or more; left out: {first.unanswerable} marked unanswerable,"
+        f" {first.no_relevant_label} without a relevant label yet); in brackets a 95 % bootstrap"
+        f" interval (the questions resampled {PAGE_RESAMPLES:,} times)."
     )
     frame = pd.DataFrame(
         [
@@ -144,8 +145,7 @@ def run_table(results, metrics: list[str]) -> None:
     )
     if frame.empty:
         return
-    chart = charts.means_with_intervals(frame, metrics)
-    st.altair_chart(chart.properties(height=280), key="results_chart")
+    st.vega_lite_chart(frame, charts.means_with_intervals(metrics), key="results_chart")
 
 
 def coverage_notes(results, cutoffs: list[int], metrics: list[str]) -> None:
@@ -194,19 +194,20 @@ def paired_comparison(results, metrics: list[str]) -> tuple[object, object] | No
         return None
     ia, ib = pair_choice(results, metrics[0])
     a, b = results[ia], results[ib]
+    comparisons = compare(b, a, metrics, resamples=PAGE_RESAMPLES)
     rows = [
         {
             "metric": c.metric,
             f"{a.run}": c.run_mean,
             f"{b.run}": c.baseline_mean,
-            f"{a.run} - {b.run}": c.difference,
-            "95 % interval": f"[{c.ci_low:+.3f}, {c.ci_high:+.3f}]",
+            f"{a.run} - {b.run}": rounded(c.difference, 3),
+            "95 % interval": f"[{signed(c.ci_low, 3)}, {signed(c.ci_high, 3)}]",
             "p-value": c.p_value,
             f"{a.run} better": c.wins,
             "ties": c.ties,
             f"{b.run} better": c.losses,
         }
-        for c in compare(b, a, metrics, resamples=PAGE_RESAMPLES)
+        for c in comparisons
     ]
     if not rows:
         st.info("No question has a relevant label yet: nothing to compare.")
@@ -226,6 +227,8 @@ def paired_comparison(results, metrics: list[str]) -> tuple[object, object] | No
         "Paired over the same questions: the mean difference, its 95 % bootstrap interval,"
         " a randomization test's p-value, and on how many questions each run wins."
     )
+    for sentence in filter(None, (c.mixed_verdict() for c in comparisons)):
+        note(sentence, kind="warning")
     return a, b
 
 
@@ -245,14 +248,14 @@ def per_question(a, b, metrics: list[str], texts: dict[str, str]) -> None:
             "order": list(range(len(rows))),
             a.run: [r.a for r in rows],
             b.run: [r.b for r in rows],
-            "difference": [r.difference for r in rows],
+            "difference": [rounded(r.difference, 3) for r in rows],
         }
     )
     frame["better"] = [
         a.run if d > 1e-12 else b.run if d < -1e-12 else "tie" for d in frame["difference"]
     ]
-    chart = charts.differences(frame, a.run, b.run, metric)
-    event = st.altair_chart(chart, key="results_question_chart", on_select="rerun")
+    spec = charts.differences(a.run, b.run, metric)
+    event = st.vega_lite_chart(frame, spec, key="results_question_chart", on_select="rerun")
     clicked = (event.selection.get("pick") or [{}])[0].get("question") if event else None
     table = frame.drop(columns=["order", "better"])
     table.insert(1, "text", [texts.get(q, "") for q in table["question"]])
@@ -342,7 +345,7 @@ def versions_side_by_side(runs, metrics: list[str]) -> None:
                         if m.before is None
                         else f"not scored in {new}"
                         if m.after is None
-                        else f"{m.change:+.3f}",
+                        else signed(m.change, 3),
                     }
                     for m in moved
                 ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import time
+from dataclasses import replace
 
 import streamlit as st
 
@@ -253,15 +254,10 @@ def choose_question(where: QueueFilter) -> str | None:
 def toolbar(view: review.ReviewView) -> None:
     q = view.question
     sources = bool(review.source_chunks(store, q.id, chunking))
+    same = view.same_as  # a near-copy: Reject (of a kept question) or no default key
+    told = f" (it repeats {same.id}, {same.score:.0f}/100)" if same else ""
     keys = [
-        Key(
-            "A",
-            "Accept",
-            accept,
-            (q.id, False),
-            "Accept: the question joins the grading queue",
-            kind="primary",
-        ),
+        Key("A", "Accept", accept, (q.id, False), "Accept: it joins the grading queue" + told),
         Key(
             "Shift+A",
             "Accept, sources relevant",
@@ -299,6 +295,9 @@ def toolbar(view: review.ReviewView) -> None:
             kind="tertiary",
         ),
     ]
+    expected = {"accept": 0, "reject": 2}.get(view.expected_key)
+    if expected is not None:
+        keys[expected] = replace(keys[expected], kind="primary")
     widgets.toolbar("review", keys)
 
 
@@ -321,7 +320,7 @@ def progress_bar() -> None:
     st.progress(
         decided / total,
         text=f"{decided} of {total} generated questions reviewed · {counts.get('pending', 0)}"
-        f" to review · {counts.get('accepted', 0)} accepted · {counts.get('rejected', 0)} rejected",
+        f" waiting · {counts.get('accepted', 0)} accepted · {counts.get('rejected', 0)} rejected",
     )
 
 
