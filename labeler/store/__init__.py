@@ -6,6 +6,7 @@ lock up front) and one facet per table family, each a small class with its own S
     store.corpus         documents, chunkings, chunks
     store.search         exact BM25 over the chunks (FTS5)
     store.questions      questions and their tags
+    store.conversations  questions that are turns of a conversation
     store.runs           imported retrieval runs
     store.labels         grades, marks, their history, stale labels
     store.progress       who has fully graded which question
@@ -29,6 +30,7 @@ from pathlib import Path
 
 from labeler.store.adjudications import Adjudications
 from labeler.store.base import Database, Facet
+from labeler.store.conversations import Conversations
 from labeler.store.corpus import Corpus
 from labeler.store.flags import Flags, QueueFilter
 from labeler.store.highlight import Span, match_spans
@@ -53,7 +55,8 @@ class Store(Database):
         self.labels = Labels(self)
         self.corpus = Corpus(self, self.labels)
         self.search = Search(self)
-        self.questions = Questions(self)
+        self.conversations = Conversations(self)
+        self.questions = Questions(self, self.conversations)
         self.runs = Runs(self)
         self.progress = Progress(self)
         self.adjudications = Adjudications(self)
@@ -90,6 +93,7 @@ FACETS: tuple[str, ...] = (
     "corpus",
     "search",
     "questions",
+    "conversations",
     "runs",
     "labels",
     "progress",
@@ -109,6 +113,7 @@ __all__ = [
     "EVERYONE",
     "FACETS",
     "Adjudications",
+    "Conversations",
     "Corpus",
     "Database",
     "Facet",

@@ -1,12 +1,16 @@
-"""Questions, their tags, and the queue of work for a reviewer."""
+"""Questions, their tags, and the queue of work for a reviewer. A question that is a turn of a
+conversation carries its ``Turn``, kept by ``store.conversations`` and written and read here with
+the question."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
-from labeler.models import Question
-from labeler.store.base import Facet, now
+from labeler.models import Question, Turn
+from labeler.store.base import Database, Facet, now
+from labeler.store.conversations import Conversations
 
 QUESTION_FIELDS = (
     "text",
@@ -19,7 +23,7 @@ QUESTION_FIELDS = (
 )
 
 
-def _row_to_question(row: dict) -> Question:
+def _row_to_question(row: dict, turn: Turn | None = None) -> Question:
     return Question(
         id=row["id"],
         text=row["text"],
@@ -29,6 +33,7 @@ def _row_to_question(row: dict) -> Question:
         review_status=row["review_status"],
         generator=row["generator"],
         source_chunk_ids=tuple(json.loads(row["source_chunk_ids"])),
+        turn=turn,
     )
 
 
@@ -49,18 +54,29 @@ def _stored_values(row: dict) -> dict:
 
 
 class Questions(Facet):
-    __slots__ = ()
+    """Questions and their tags; their turns through the conversations facet, in the same
+    transaction."""
+
+    __slots__ = ("_turns",)
+
+    def __init__(self, db: Database, conversations: Conversations) -> None:
+        super().__init__(db)
+        self._turns = conversations
 
     def upsert(self, rows: Sequence[dict]) -> tuple[int, int]:
         """Insert new questions, update changed ones; returns (added, updated).
 
         A row holds ``id``, ``text`` and any of QUESTION_FIELDS (tags and source chunk ids as
-        lists). On update only the fields a row names are compared and written, so a file
-        without reference answers does not erase the ones already stored.
+        lists), and ``turn`` (a ``Turn``) for a turn of a conversation. On update only the
+        fields a row names are compared and written, so a file without reference answers does
+        not erase the ones already stored (nor one without conversations the turns).
         """
         stamp = now()
         added = updated = 0
         with self.write() as conn:
+            turns = [(r["id"], r["turn"]) for r in rows if r.get("turn") is not None]
+            pending = self._turns.changed(turns)
+            new_turns = {question_id for question_id, _ in pending}
             for row in rows:
                 values = _stored_values(row)
                 old = conn.execute(
@@ -78,6 +94,12 @@ class Questions(Facet):
                     stored = dict(zip(QUESTION_FIELDS, old, strict=True))
                     new = {k: v for k, v in values.items() if k in row and stored[k] != v}
                     if not new:
+                        if row["id"] in new_turns:
+                            conn.execute(
+                                "UPDATE questions SET updated_at = ? WHERE id = ?",
+                                (stamp, row["id"]),
+                            )
+                            updated += 1
                         continue
                     assignments = ", ".join(f"{k} = ?" for k in new)
                     conn.execute(
@@ -92,11 +114,29 @@ class Questions(Facet):
                     "INSERT INTO question_tags (tag, question_id) VALUES (?, ?)",
                     [(tag, row["id"]) for tag in json.loads(values["tags"])],
                 )
+            self._turns.write_turns(pending)
         return added, updated
 
     def get(self, question_id: str) -> Question | None:
         rows = self.query("SELECT * FROM questions WHERE id = ?", (question_id,))
-        return _row_to_question(rows[0]) if rows else None
+        if not rows:
+            return None
+        return _row_to_question(rows[0], self._turns.get(question_id))
+
+    def many(self, question_ids: Sequence[str]) -> dict[str, Question]:
+        """{id: question} of those of ``question_ids`` that exist, turns with their turn."""
+        listed = json.dumps(list(question_ids))
+        rows = self.query(
+            "SELECT * FROM questions WHERE id IN (SELECT value FROM json_each(?))", (listed,)
+        )
+        turns = self._turns.of(r["id"] for r in rows)
+        return {r["id"]: _row_to_question(r, turns.get(r["id"])) for r in rows}
+
+    def with_turns(self, questions: Iterable[Question]) -> list[Question]:
+        """``questions`` (built from other rows, an export's say) with their stored turns."""
+        questions = list(questions)
+        turns = self._turns.of(q.id for q in questions)
+        return [replace(q, turn=turns[q.id]) if q.id in turns else q for q in questions]
 
     def ids(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT id FROM questions ORDER BY id")]
@@ -137,11 +177,12 @@ class Questions(Facet):
         """The reviewer's work list: ungraded first, then partly graded, then done; by id.
 
         Only accepted questions are graded; generated ones wait for review first. Each row
-        says ``state``: ``todo``, ``started``, ``skipped`` or ``done``.
+        says ``state``: ``todo``, ``started``, ``skipped`` or ``done``, and for a turn its
+        ``conversation`` and ``turn`` (None for a question that stands alone).
         """
         rows = self.query(
             """
-            SELECT q.id, q.text,
+            SELECT q.id, q.text, t.conversation AS conversation, t.turn AS turn,
                 CASE
                     WHEN p.complete = 1 THEN 'done'
                     WHEN m.skipped = 1 THEN 'skipped'
@@ -154,6 +195,7 @@ class Questions(Facet):
                 ON p.question_id = q.id AND p.chunking = :chunking AND p.reviewer = :reviewer
             LEFT JOIN question_marks m
                 ON m.question_id = q.id AND m.chunking = :chunking AND m.reviewer = :reviewer
+            LEFT JOIN question_turns t ON t.question_id = q.id
             WHERE q.review_status = 'accepted'
               AND (:tag IS NULL
                    OR q.id IN (SELECT question_id FROM question_tags WHERE tag = :tag))

@@ -608,3 +608,25 @@ def pools(db: sqlite_utils.Database) -> None:
         ) WITHOUT ROWID;
         """
     )
+
+
+@migrations(name="0013_conversations")
+def conversations(db: sqlite_utils.Database) -> None:
+    """Questions that are turns of a conversation (``labeler.conversations``): the
+    conversation, the turn's number among the user's turns, the messages said before it (JSON
+    ``[[role, text], ...]``), its standalone rewrite, and how its pool's search is asked
+    (``search``: NULL for the default). One question per turn of a conversation; the index
+    finds a conversation's turns in order."""
+    db.executescript(
+        """
+        CREATE TABLE question_turns (
+            question_id TEXT PRIMARY KEY REFERENCES questions(id),
+            conversation TEXT NOT NULL,
+            turn INTEGER NOT NULL CHECK (turn >= 1),
+            history TEXT NOT NULL DEFAULT '[]',
+            rewrite TEXT,
+            search TEXT,
+            UNIQUE (conversation, turn)
+        ) WITHOUT ROWID;
+        """
+    )
