@@ -240,18 +240,30 @@ def by_conversation(questions: Iterable[Question]) -> dict[str, list[Question]]:
     }
 
 
-def check_unique_turns(rows: Iterable[tuple[int, str, Turn]], *, path: str | Path) -> None:
-    """One question per turn of a conversation in a file: (line, question id, turn) rows."""
-    seen: dict[tuple[str, int], tuple[int, str]] = {}
-    for line, question_id, turn in rows:
+class TurnRegister:
+    """The turns a file has named so far, to refuse a second question for one turn of a
+    conversation (naming the line of the first)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = path
+        self._seen: dict[tuple[str, int], tuple[int, str]] = {}
+
+    def add(self, line: int, question_id: str, turn: Turn) -> None:
         key = (turn.conversation, turn.number)
-        first = seen.setdefault(key, (line, question_id))
+        first = self._seen.setdefault(key, (line, question_id))
         if first[1] != question_id:
             msg = (
                 f"turn {turn.number} of conversation {shown(turn.conversation)} is also question"
                 f" {shown(first[1])} (line {first[0]})"
             )
-            raise LabelerError(msg, path=path, line=line, field="turn")
+            raise LabelerError(msg, path=self.path, line=line, field="turn")
+
+
+def check_unique_turns(rows: Iterable[tuple[int, str, Turn]], *, path: str | Path) -> None:
+    """One question per turn of a conversation in a file: (line, question id, turn) rows."""
+    register = TurnRegister(path)
+    for line, question_id, turn in rows:
+        register.add(line, question_id, turn)
 
 
 def same_turn(a: Turn | None, b: Turn | None) -> bool:
@@ -289,6 +301,7 @@ __all__ = [
     "SEARCH_CHOICES",
     "SEPARATOR",
     "SearchChoice",
+    "TurnRegister",
     "as_role",
     "by_conversation",
     "check_history",

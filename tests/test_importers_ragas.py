@@ -202,8 +202,12 @@ def test_an_annotated_testset_and_a_multi_turn_sample(corpus: Store, tmp_path) -
     path = tmp_path / "annotated.json"
     path.write_text(json.dumps(rows), encoding="utf-8")
     result = import_ragas(corpus, path)
-    assert (result.report.added, result.multi_turn) == (1, 1)
-    assert "1 multi-turn samples skipped" in result.summary()
+    # The multi-turn sample is a conversation of one user turn (tests/test_importers_ragas
+    # _turns.py has the rest).
+    assert (result.report.added, result.multi_turn) == (2, 0)
+    conversation = stable_id("ragas-conversation", '[["user", "hi"]]')
+    turn = corpus.questions.get(f"{conversation}::1")
+    assert (turn.text, turn.turn.number, turn.turn.history) == ("hi", 1, ())
     question = corpus.questions.get(stable_id("ragas", "Signed how?"))
     assert question.generator == "ragas"
     assert (

@@ -17,6 +17,7 @@ import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from labeler.conversations import search_choice, search_text
 from labeler.errors import NotFoundError
 from labeler.grading.search_pools import SEARCH_POOL_SIZE, ensure_search_pool
 from labeler.models import Question
@@ -85,9 +86,11 @@ def describe_sources(entry: PoolEntry) -> str:
 
 def inspect_pools(store: Store, question_ids: Iterable[str], chunking: str) -> list[dict]:
     """Each question's candidates in the order reviewers see them, with every source that put
-    them there: ``{"question", "candidates": [{"chunk", "sources": [{"kind", "name",
-    "rank"}]}]}`` (``labeler pool``). It is ``pool``: a search pool that is missing or stale is
-    computed first, so this is the pool a reviewer opening the question now sees."""
+    them there: ``{"question", "search": {"with", "query"}, "candidates": [{"chunk",
+    "sources": [{"kind", "name", "rank"}]}]}`` (``labeler pool``); ``search`` says what the
+    full-text search was asked (``with`` is "text", or a turn's search choice). It is ``pool``:
+    a search pool that is missing or stale is computed first, so this is the pool a reviewer
+    opening the question now sees."""
     result = []
     for question_id in question_ids:
         question = store.questions.get(question_id)
@@ -97,6 +100,10 @@ def inspect_pools(store: Store, question_ids: Iterable[str], chunking: str) -> l
         result.append(
             {
                 "question": question.id,
+                "search": {
+                    "with": search_choice(question) or "text",
+                    "query": search_text(question),
+                },
                 "candidates": [
                     {
                         "chunk": entry.chunk_id,

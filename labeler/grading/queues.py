@@ -7,6 +7,7 @@ name (``<family>:<argument>`` for a queue of a family) here.
 
 from __future__ import annotations
 
+from labeler.conversations import order_key
 from labeler.errors import LabelerError
 from labeler.grading.decide import DECIDE
 from labeler.grading.queue import Queue, QueueFamily, after, before
@@ -14,11 +15,19 @@ from labeler.store import Store, check_reviewer
 
 
 def _by_id(store: Store, chunking: str, reviewer: str, tag: str | None) -> list[dict]:
-    return sorted(store.questions.queue(chunking, reviewer, tag=tag), key=lambda r: r["id"])
+    """Every question by id, a conversation's turns together in turn order (where its first
+    turn's id would sort), so N and P walk a conversation turn by turn."""
+    return sorted(store.questions.queue(chunking, reviewer, tag=tag), key=_order)
+
+
+def _order(row: dict) -> tuple[str, int, str]:
+    if row.get("conversation") is None:
+        return order_key(row["id"], None)
+    return (row["conversation"], row["turn"], row["id"])
 
 
 DEFAULT_QUEUE = "by-id"
-BY_ID = Queue(DEFAULT_QUEUE, "every question, by id", _by_id)
+BY_ID = Queue(DEFAULT_QUEUE, "every question, by id (a conversation's turns in order)", _by_id)
 
 # The one list of queues. A queue's name has no ':' (it separates a family's argument).
 QUEUES: dict[str, Queue | QueueFamily] = {queue.name: queue for queue in (BY_ID, DECIDE)}

@@ -1,8 +1,10 @@
 """Search pools computed ahead, so that opening a question never waits for the search.
 
 A question's pool holds the top ``SEARCH_POOL_SIZE`` of the exact BM25 search on its text
-(``store.search.pool_search``). At a million chunks that search takes a tenth of a second to a
-second, so it is computed before the reviewer gets there: a ``PoolWorker`` thread
+(``store.search.pool_search``); for a turn of a conversation, on the query its search choice
+gives (``labeler.conversations``: its rewrite, else the turn with the previous user turn). At
+a million chunks that search takes a tenth of a second to a second, so it is computed before
+the reviewer gets there: a ``PoolWorker`` thread
 (``labeler.grading.worker``) computes the pools of the next questions in the reviewer's queue,
 and ``labeler pool --compute`` fills them all.
 
@@ -25,6 +27,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from labeler.conversations import search_text
 from labeler.models import Question
 from labeler.store import Store
 from labeler.store.base import text_hash
@@ -38,9 +41,12 @@ WAIT_POLL_S = 0.05
 
 
 def pool_key(store: Store, question: Question, chunking: str) -> str:
-    """Changes when the question's text, the corpus, the pool size or the method changes."""
+    """Changes when the query, the corpus, the pool size or the method changes. The query is
+    the question's text, or for a turn of a conversation what its search choice asks
+    (``labeler.conversations.search_text``): choosing another recomputes the pool."""
     revision = store.corpus.chunks_revision(chunking)
-    return text_hash(f"{question.text}\x00{revision}\x00{SEARCH_POOL_SIZE}\x00{SEARCH_METHOD}")
+    query = search_text(question)
+    return text_hash(f"{query}\x00{revision}\x00{SEARCH_POOL_SIZE}\x00{SEARCH_METHOD}")
 
 
 def pool_ready(store: Store, question: Question, chunking: str) -> bool:
@@ -93,7 +99,7 @@ def ensure_search_pool(
             continue
         try:
             started = time.perf_counter()
-            hits = store.search.pool_search(chunking, question.text, limit=SEARCH_POOL_SIZE)
+            hits = store.search.pool_search(chunking, search_text(question), limit=SEARCH_POOL_SIZE)
             elapsed = (time.perf_counter() - started) * 1000
         except BaseException:
             with contextlib.suppress(Exception):
