@@ -43,6 +43,10 @@ ROLE_NAMES = {
     "tool": "tool",
 }
 SEPARATOR = "::"
+# The tags (``<name>:<value>``) that say what kind of turn a turn is, by which an evaluation of
+# conversations is broken down (``labeler.metrics.breakdown``); ``labeler import mtrag`` names
+# MTRAG's answerability, Question Type and Multi-Turn so.
+BREAKDOWN_TAGS = ("answerability", "question-type", "multi-turn")
 
 
 def turn_id(conversation: str, number: int) -> str:
@@ -296,6 +300,7 @@ def turns_of(questions: Mapping[str, Question]) -> dict[str, int]:
 
 
 __all__ = [
+    "BREAKDOWN_TAGS",
     "ROLES",
     "ROLE_NAMES",
     "SEARCH_CHOICES",

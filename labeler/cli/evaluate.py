@@ -34,7 +34,8 @@ def _run_argument(value: str) -> tuple[str | None, str]:
 
 
 def _load_test_set(qrels: str | None, testset: str | None, questions: str | None) -> tuple:
-    """(Qrels, question -> tags, identity of the test set or None)."""
+    """(Qrels, question -> tags, question -> turn number for the turns of conversations,
+    identity of the test set or None)."""
     from labeler.metrics.files import read_qrels, read_questions
     from labeler.metrics.testsets import read_testset
 
@@ -45,16 +46,19 @@ def _load_test_set(qrels: str | None, testset: str | None, questions: str | None
             raise click.UsageError("--questions goes with --qrels; a --testset has its own")
         version = read_testset(testset)
         tags = {q.id: q.tags for q in version.questions}
-        return version.qrels, tags, version.identity()
+        turns = {q.id: q.turn.number for q in version.questions if q.turn is not None}
+        return version.qrels, tags, turns, version.identity()
     labels = read_qrels(qrels)
     tags: dict[str, tuple[str, ...]] = {}
+    turns: dict[str, int] = {}
     if questions is not None:
         infos = read_questions(questions)
         labels = labels.with_questions(
             (q.id for q in infos), unanswerable=(q.id for q in infos if q.unanswerable)
         )
         tags = {q.id: q.tags for q in infos}
-    return labels, tags, None
+        turns = {q.id: q.turn.number for q in infos if q.turn is not None}
+    return labels, tags, turns, None
 
 
 @main.command("eval")
@@ -161,7 +165,9 @@ def eval_command(
 
     Every run is compared with the first (or --baseline-run): mean difference, 95% bootstrap
     confidence interval, paired randomization p-value, wins/ties/losses per question. With
-    --baseline the command exits 1 when a metric fell more than --tolerance below it.
+    --baseline the command exits 1 when a metric fell more than --tolerance below it. A test
+    set holding conversations is also broken down by turn (first, later), answerability,
+    question type and multi-turn type, where its questions carry those tags.
 
     \b
     Example:
@@ -179,7 +185,7 @@ def eval_command(
             pool.submit(read_run, path, name=name, order=order)
             for name, path in map(_run_argument, runs)
         ]
-        labels, tags, identity = test_set.result()
+        labels, tags, turns, identity = test_set.result()
         loaded = [future.result() for future in reading]
     if not labels.questions:
         raise LabelerError("the test set has no questions", path=qrels or testset)
@@ -198,6 +204,7 @@ def eval_command(
         resamples=resamples,
         seed=seed,
         tags=tags,
+        turns=turns,
     )
     for warning in report.warnings:
         _warn(warning)

@@ -12,7 +12,8 @@ values (``labeler.sources`` adds test-set versions and run files).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from labeler.errors import NotFoundError
@@ -29,7 +30,9 @@ class Labels:
 
     ``questions``: the questions they cover (with or without a label); ``unanswerable``:
     questions marked as having no relevant chunk (every chunk of theirs is known irrelevant);
-    ``description``: how a person would name them; ``testset``: a version's identity.
+    ``description``: how a person would name them; ``testset``: a version's identity;
+    ``turns`` (the turn number of those that are turns of a conversation) and ``tags``: what
+    the breakdown of a conversational test set reads (``labeler.metrics.breakdown``).
     """
 
     qrels: Qrels
@@ -39,6 +42,8 @@ class Labels:
     disagreements: int = 0
     settled: int = 0
     testset: dict[str, Any] | None = None
+    turns: Mapping[str, int] = field(default_factory=dict)
+    tags: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def current_labels(
@@ -56,6 +61,8 @@ def current_labels(
         labels = [row for row in store.labels.chunking_labels(chunking) if row[0] in wanted]
         marks = [row for row in store.labels.unanswerable_marks(chunking) if row[0] in wanted]
         adjudications = store.adjudications.current(chunking)
+        turns = {q: t.number for q, t in store.conversations.all().items() if q in wanted}
+        tags = {q: tuple(t) for q, t in store.questions.tag_map().items() if q in wanted}
     agreed = consensus(labels, marks, adjudications, policy=chosen, questions=wanted)
     if agreed.disagreements:
         raise DisagreementError(agreed.disagreements)
@@ -70,6 +77,8 @@ def current_labels(
         unanswerable=agreed.unanswerable,
         description=f"current labels of chunking {chunking} ({how})",
         settled=agreed.settled,
+        turns=turns,
+        tags=tags,
     )
 
 

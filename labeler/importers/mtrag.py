@@ -278,7 +278,7 @@ def _write_chunks(store: Store, path: Path, tasks: list[Task], chunking: str) ->
         str(path),
         added=added,
         unchanged=len(stored),
-        detail=f"chunking {chunking!r}; {len(stored)} matched by id",
+        detail=f"chunking {chunking!r}" + (f", {len(stored)} already there" if stored else ""),
     )
 
 
@@ -404,22 +404,19 @@ def import_mtrag(
     with store.write():
         store.corpus.ensure_chunking(chunking, source=str(path))
         reports = [_write_chunks(store, path, tasks, chunking)]
-        reports.append(_write_questions(store, path, tasks, tags))
+        turns = _write_questions(store, path, tasks, tags)
+        if rewrites:
+            left = len(found) - matched
+            turns = replace(
+                turns,
+                detail=f"{turns.detail}; {matched} with a rewrite from {Path(rewrites).name}"
+                + (f", whose {left} other rows name turns not in this file" if left else ""),
+            )
+        reports.append(turns)
         reports += _write_labels(store, path, tasks, chunking)
         unjudged = _add_unjudged(store, path, tasks, chunking)
         if unjudged is not None:
             reports.append(unjudged)
-    if rewrites:
-        left = len(found) - matched
-        reports.append(
-            ImportReport(
-                "rewrites",
-                str(rewrites),
-                added=matched,
-                skipped=left,
-                detail=f"{left} for turns not in {path.name} left" if left else "",
-            )
-        )
     return reports
 
 

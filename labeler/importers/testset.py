@@ -2,7 +2,8 @@
 
 A version (``manifest.json`` + the three content files, checked against its hash) comes in as:
 its chunks into the chunking the manifest names (created if missing; a chunk that is already
-there with another text, title or document is a conflict, not an overwrite), its questions, its
+there with another text, title or document is a conflict, not an overwrite), its questions
+(a turn of a conversation with its conversation), its
 qrels as the labels of reviewer ``testset:<name>@v<N>``, and its unanswerable questions marked
 by that reviewer. Exporting that database again gives the same content hash.
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from labeler.conversations import read_turn
 from labeler.errors import LabelerError, shown
 from labeler.importers.beir import import_beir
 from labeler.models import ImportReport
@@ -201,6 +203,7 @@ def _import_version(
                 "reference_answer": q.reference_answer,
                 "tags": list(q.tags),
             }
+            | ({"turn": q.turn} if q.turn is not None else {})
             for q in content.questions.values()
         ]
         reports.append(_import_questions(store, rows, version.path / "questions.jsonl"))
@@ -233,6 +236,9 @@ def _unanswerable_queries(path: Path) -> list[dict]:
         if reference is not None:
             row["reference_answer"] = reference.strip()
         row["tags"] = as_tags(record.get("tags"), **where)
+        turn = read_turn(record.get("conversation"), **where)
+        if turn is not None:
+            row["turn"] = turn
         rows.append(row)
     return rows
 
