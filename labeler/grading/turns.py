@@ -10,11 +10,11 @@ candidates (``answered``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from labeler.conversations import check_search, search_choices
 from labeler.errors import LabelerError, NotFoundError
-from labeler.models import Chunk, Grade, Message, Question
+from labeler.models import Chunk, Grade, Message, Question, Turn
 from labeler.store import Store
 
 
@@ -43,21 +43,21 @@ class ConversationView:
         return len(self.question.turn.history) if self.question.turn else 0
 
 
-def _split(question: Question) -> list[tuple[int, str | None, list[Message]]]:
-    """The history cut into turns: (user turn number, its text, the messages after it)."""
-    turn = question.turn
-    users = sum(1 for m in turn.history if m.role == "user")
-    number = turn.number - users - 1  # a history cut short starts after a later turn
-    turns: list[tuple[int, str | None, list[Message]]] = []
+def earlier_turns(turn: Turn) -> list[EarlierTurn]:
+    """A turn's history cut into the turns before it: each user message with the messages
+    after it (messages before the user's first under turn 0), numbered back from the turn (a
+    history cut short starts after a later turn). Nothing of what the project holds."""
+    number = turn.number - sum(1 for m in turn.history if m.role == "user") - 1
+    found: list[tuple[int, str | None, list[Message]]] = []
     for message in turn.history:
         if message.role == "user":
             number += 1
-            turns.append((number, message.text, []))
-        elif turns:
-            turns[-1][2].append(message)
+            found.append((number, message.text, []))
+        elif found:
+            found[-1][2].append(message)
         else:
-            turns.append((0, None, [message]))
-    return turns
+            found.append((0, None, [message]))
+    return [EarlierTurn(n, text, tuple(replies)) for n, text, replies in found]
 
 
 def conversation_view(store: Store, question: Question, chunking: str) -> ConversationView:
@@ -68,22 +68,23 @@ def conversation_view(store: Store, question: Question, chunking: str) -> Conver
     siblings = dict(store.conversations.turns(question.turn.conversation))
     earlier: list[EarlierTurn] = []
     answered: dict[str, list[int]] = {}
-    for number, text, replies in _split(question):
-        question_id = siblings.get(number) if number else None
-        answers: tuple[Chunk, ...] = ()
-        if question_id is not None and question_id != question.id:
-            ids = sorted(
-                {
-                    row["chunk_id"]
-                    for row in store.labels.question_labels(question_id, chunking)
-                    if row["state"] == "current" and row["grade"] == Grade.ANSWERS
-                }
-            )
-            found = store.corpus.get_chunks(chunking, ids)
-            answers = tuple(found[c] for c in ids if c in found)
-            for chunk in answers:
-                answered.setdefault(chunk.id, []).append(number)
-        earlier.append(EarlierTurn(number, text, tuple(replies), question_id, answers))
+    for before in earlier_turns(question.turn):
+        question_id = siblings.get(before.number) if before.number else None
+        if question_id is None or question_id == question.id:
+            earlier.append(before)
+            continue
+        ids = sorted(
+            {
+                row["chunk_id"]
+                for row in store.labels.question_labels(question_id, chunking)
+                if row["state"] == "current" and row["grade"] == Grade.ANSWERS
+            }
+        )
+        found = store.corpus.get_chunks(chunking, ids)
+        answers = tuple(found[c] for c in ids if c in found)
+        for chunk in answers:
+            answered.setdefault(chunk.id, []).append(before.number)
+        earlier.append(replace(before, question_id=question_id, answers=answers))
     return ConversationView(question, tuple(earlier), {c: tuple(n) for c, n in answered.items()})
 
 
@@ -102,4 +103,10 @@ def set_search(store: Store, question_id: str, choice: str | None) -> bool:
     return store.conversations.set_search(question_id, choice)
 
 
-__all__ = ["ConversationView", "EarlierTurn", "conversation_view", "set_search"]
+__all__ = [
+    "ConversationView",
+    "EarlierTurn",
+    "conversation_view",
+    "earlier_turns",
+    "set_search",
+]

@@ -22,7 +22,8 @@ objects (4.x JSON and JSONL), the same list as JSON text (4.x CSV), or DeepEval 
 turn's contexts are its own ``retrieval_context``, else that of the assistant turn answering
 it, else the golden's ``context`` (what the conversation was generated from); its reference
 answer is the assistant turn answering it. The conversation's id is the golden's
-``additional_metadata.conversation_id``, else its ``name``, else derived from its turns; a
+``additional_metadata.conversation_id``, else derived from its scenario and turns (a ``name``
+is a label, "Name 1", not an id); a
 turn's metadata may hold what our own export writes there (``question_id``, ``turn``,
 ``rewrite``, ``reference_answer``, ``chunk_ids``, ``tags``, and ``role: tool`` for a tool's
 message), which is read back. A golden without a user turn (a scenario to simulate) is
@@ -190,7 +191,7 @@ def _conversation(
     users = [i for i, (m, _, _) in enumerate(messages) if m.role == "user"]
     if not users:
         return
-    given = golden_metadata.get("conversation_id") or record.get("name")
+    given = golden_metadata.get("conversation_id")
     conversation = (
         as_id(given, **where, field=f"{meta_field}.conversation_id")
         if given not in (None, "")
