@@ -136,6 +136,15 @@ def search_text(question: Question) -> str:
     return SEARCH_CHOICES[choice].text(question) or question.text
 
 
+def standalone_text(question: Question) -> str:
+    """What the question asks, read alone: its text, or for a turn its rewrite, else the turn
+    with the previous user turn (the default search). What near-duplicates are found among:
+    "How long do I wait then?" in two conversations asks two things."""
+    if question.turn is None:
+        return question.text
+    return SEARCH_CHOICES[default_search(question)].text(question) or question.text
+
+
 def check_search(name: str) -> str:
     if name not in SEARCH_CHOICES:
         msg = f"unknown search {name!r}; choose one of: {', '.join(SEARCH_CHOICES)}"
@@ -322,6 +331,7 @@ __all__ = [
     "search_choice",
     "search_choices",
     "search_text",
+    "standalone_text",
     "turn_id",
     "turn_record",
     "turns_of",

@@ -616,7 +616,8 @@ def conversations(db: sqlite_utils.Database) -> None:
     conversation, the turn's number among the user's turns, the messages said before it (JSON
     ``[[role, text], ...]``), its standalone rewrite, and how its pool's search is asked
     (``search``: NULL for the default). One question per turn of a conversation; the index
-    finds a conversation's turns in order."""
+    finds a conversation's turns in order. A new or changed turn marks its question's flags
+    for recomputing, as a changed question does."""
     db.executescript(
         """
         CREATE TABLE question_turns (
@@ -628,5 +629,14 @@ def conversations(db: sqlite_utils.Database) -> None:
             search TEXT,
             UNIQUE (conversation, turn)
         ) WITHOUT ROWID;
+        -- A turn is compared for near-duplicates as read with its conversation: a new or
+        -- changed turn needs its flags recomputed (see 0005's flags_dirty).
+        CREATE TRIGGER question_turns_flags_insert AFTER INSERT ON question_turns BEGIN
+            INSERT INTO flags_dirty (question_id) VALUES (new.question_id);
+        END;
+        CREATE TRIGGER question_turns_flags_update AFTER UPDATE OF history, rewrite
+        ON question_turns BEGIN
+            INSERT INTO flags_dirty (question_id) VALUES (new.question_id);
+        END;
         """
     )
