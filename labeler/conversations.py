@@ -182,16 +182,17 @@ def check_history(
 
 
 def read_messages(
-    value: Any, *, path: str | Path | None, line: int | None, field: str
+    value: Any, *, path: str | Path | None, line: int | None, field: str, start: int = 0
 ) -> tuple[Message, ...]:
     """A list of ``{"role", "text"}`` objects (``speaker``/``type`` and ``content`` accepted
-    as the other tools name them)."""
+    as the other tools name them); ``start``: the list's place in a longer one, for the
+    field an error names."""
     if value is None:
         return ()
     if not isinstance(value, list):
         raise LabelerError("expected a list of messages", path=path, line=line, field=field)
     messages = []
-    for index, item in enumerate(value):
+    for index, item in enumerate(value, start=start):
         where = f"{field}[{index}]"
         if not isinstance(item, dict):
             raise LabelerError("expected a message object", path=path, line=line, field=where)

@@ -139,6 +139,7 @@ CONVERSATIONS = [
                         1,
                     ),
                 ],
+                "graded_by": "tom",
             },
             {
                 "user": "How long should I wait before trying again?",
@@ -190,7 +191,6 @@ CONVERSATIONS = [
                         2,
                     )
                 ],
-                "graded_by": "tom",
             },
             {
                 "user": "Can I carry some over to next year?",
@@ -205,7 +205,6 @@ CONVERSATIONS = [
                         2,
                     )
                 ],
-                "graded_by": "tom",
             },
             {
                 "user": "What if I couldn't take them because I was off sick?",
@@ -236,6 +235,7 @@ CONVERSATIONS = [
                         2,
                     )
                 ],
+                "graded_by": "maria",
             },
             {
                 "user": "I only bought it yesterday and haven't used it yet.",

@@ -36,6 +36,7 @@ page does it when a turn is opened.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -43,8 +44,9 @@ from typing import Any
 
 from labeler.conversations import TurnRegister, check_history, read_messages, turn_id
 from labeler.errors import LabelerError, shown
+from labeler.importers.batching import batched, read_ahead
 from labeler.importers.staging import keyed, lines_named
-from labeler.models import ImportReport, Turn
+from labeler.models import ImportReport, Message, Turn
 from labeler.readers import (
     MISSING,
     Progress,
@@ -58,6 +60,7 @@ from labeler.readers import (
     iter_jsonl,
 )
 from labeler.store import Store, check_reviewer
+from labeler.store.base import text_hash
 
 TAG_FIELDS = (
     "answerability",
@@ -71,8 +74,6 @@ TAG_FIELDS = (
 DEFAULT_FEEDBACK = "yes:2,no:0"
 REWRITE_PREFIX = "|user|:"
 MTRAG_SEPARATOR = "<::>"
-CHUNK_BATCH = 20_000
-QUESTION_BATCH = 5_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,8 +175,43 @@ def _contexts(
     return tuple(found.values())
 
 
+class History:
+    """The previous line's messages: a line repeats the conversation up to its turn, so a
+    line that continues the previous one has only its new messages read (linear, not
+    quadratic, in a conversation's length; the repeated messages are the same objects)."""
+
+    __slots__ = ("messages", "raw")
+
+    def __init__(self) -> None:
+        self.raw: list | None = None
+        self.messages: tuple[Message, ...] = ()
+
+    def read(self, raw: Any, *, path: Path, line: int) -> tuple[Message, ...]:
+        known = self.raw
+        if (
+            isinstance(raw, list)
+            and known is not None
+            and len(raw) > len(known)
+            and raw[: len(known)] == known
+        ):
+            more = read_messages(
+                raw[len(known) :], path=path, line=line, field="input", start=len(known)
+            )
+            messages = self.messages + more
+        else:
+            messages = read_messages(raw, path=path, line=line, field="input")
+        self.raw, self.messages = raw, messages
+        return messages
+
+
 def read_task(
-    record: dict, feedback: dict[str, int | None], prefix: str, *, path: Path, line: int
+    record: dict,
+    feedback: dict[str, int | None],
+    prefix: str,
+    *,
+    path: Path,
+    line: int,
+    history: History | None = None,
 ) -> Task:
     """One line of a task file (see the module docstring)."""
     where = {"path": path, "line": line}
@@ -183,7 +219,8 @@ def read_task(
     number = as_int(record.get("turn"), **where, field="turn", minimum=1)
     if number is None:
         raise LabelerError("missing", **where, field="turn")
-    messages = read_messages(record.get("input"), **where, field="input")
+    raw = record.get("input")
+    messages = (history or History()).read(raw, **where)
     if not messages or messages[-1].role != "user":
         msg = "expected the messages up to the turn, the last one the user's"
         raise LabelerError(msg, **where, field="input")
@@ -215,8 +252,9 @@ def read_tasks(
 ) -> Iterator[Task]:
     register = TurnRegister(path)
     seen: dict[str, int] = {}
+    history = History()
     for line, record in iter_jsonl(path, progress, nan_as_missing=True):
-        task = read_task(record, feedback, prefix, path=path, line=line)
+        task = read_task(record, feedback, prefix, path=path, line=line, history=history)
         if task.id in seen:
             msg = f"task {shown(task.id)} is also on line {seen[task.id]}"
             raise LabelerError(msg, path=path, line=line, field="task_id")
@@ -243,141 +281,177 @@ def read_rewrites(path: str | Path) -> dict[str, str]:
     return found
 
 
-def _write_chunks(store: Store, path: Path, tasks: list[Task], chunking: str) -> ImportReport:
-    """Every passage as a chunk, or matched by id to the chunk already there."""
-    passages: dict[str, tuple[Context, int]] = {}
-    for task in tasks:
-        for context in task.contexts:
-            first = passages.setdefault(context.chunk_id, (context, task.line))
-            if first[0].text != context.text:
-                msg = f"passage {shown(context.chunk_id)} has another text than on line {first[1]}"
-                raise LabelerError(msg, path=path, line=task.line, field="contexts")
-    ids = list(passages)
-    stored: dict[str, Any] = {}
-    for start in range(0, len(ids), CHUNK_BATCH):
-        stored.update(store.corpus.get_chunks(chunking, ids[start : start + CHUNK_BATCH]))
-    for chunk_id, chunk in stored.items():
-        context, line = passages[chunk_id]
-        if chunk.text != context.text:
-            msg = (
-                f"passage {shown(chunk_id)} is already chunk {shown(chunk_id)} of chunking"
-                f" {shown(chunking)}, with another text; import into another chunking with"
-                " --chunking NAME"
-            )
-            raise LabelerError(msg, path=path, line=line, field="contexts")
-    new = [
-        {"id": c.chunk_id, "text": c.text, "title": c.title}
-        for chunk_id, (c, _) in passages.items()
-        if chunk_id not in stored
-    ]
-    added = 0
-    for start in range(0, len(new), CHUNK_BATCH):
-        added += store.corpus.upsert_chunks(chunking, new[start : start + CHUNK_BATCH])[0]
-    return ImportReport(
-        "passages",
-        str(path),
-        added=added,
-        unchanged=len(stored),
-        detail=f"chunking {chunking!r}" + (f", {len(stored)} already there" if stored else ""),
-    )
+BATCH = 4_000  # turns read, then written, at a time (20,000 passages: as the chunk import)
 
 
-def _write_questions(
-    store: Store, path: Path, tasks: list[Task], tags: tuple[str, ...]
-) -> ImportReport:
-    rows = [
-        {
-            "id": t.id,
-            "text": t.text,
-            "reference_answer": t.reference,
-            "tags": sorted({*t.tags, *tags}),
-            "turn": t.turn,
-        }
-        for t in tasks
-    ]
-    added = updated = 0
-    try:
-        for start in range(0, len(rows), QUESTION_BATCH):
-            a, u = store.questions.upsert(rows[start : start + QUESTION_BATCH])
-            added, updated = added + a, updated + u
-    except LabelerError as error:
-        if error.path is not None:
-            raise
-        raise LabelerError(error.message, path=path, field=error.field) from None
-    conversations = len({t.turn.conversation for t in tasks})
-    return ImportReport(
-        "turns",
-        str(path),
-        added=added,
-        updated=updated,
-        unchanged=len(rows) - added - updated,
-        detail=f"{conversations} conversation{'' if conversations == 1 else 's'}",
-    )
+class _Writer:
+    """Writes an import batch by batch: the passages and turns of each batch as it comes
+    (while the next one is read), and at the end what needs every chunk and turn in place
+    (each annotator's labels, the passages to grade). It keeps what the file said so far, for
+    the checks that span batches: a passage given another text than on an earlier line."""
 
+    def __init__(
+        self, store: Store, path: Path, chunking: str, tags: tuple[str, ...], rewrites: dict
+    ) -> None:
+        self.store, self.path, self.chunking = store, path, chunking
+        self.tags, self.rewrites = tags, rewrites
+        self.passages: dict[str, tuple[str, int]] = {}  # chunk id -> (text hash, line)
+        self.counts = Counter()
+        self.conversations: set[str] = set()
+        self.labels: dict[str, list[tuple[int, str, str, int]]] = {}
+        self.unjudged: list[tuple[str, list[str]]] = []
 
-def _write_labels(store: Store, path: Path, tasks: list[Task], chunking: str) -> list[ImportReport]:
-    """Each annotator's feedback as their labels, through the staged checks of every label
-    import (without the per-question progress, see the module docstring)."""
-    by_annotator: dict[str, list[tuple[int, str, str, int]]] = {}
-    for task in tasks:
-        for context in task.contexts:
-            for annotator, grade in context.grades:
-                by_annotator.setdefault(annotator, []).append(
-                    (task.line, task.id, context.chunk_id, grade)
+    def write(self, tasks: list[Task]) -> None:
+        tasks = [self._rewritten(t) for t in tasks]
+        self._passages(tasks)
+        self._turns(tasks)
+        for task in tasks:
+            self.conversations.add(task.turn.conversation)
+            for context in task.contexts:
+                for annotator, grade in context.grades:
+                    self.labels.setdefault(annotator, []).append(
+                        (task.line, task.id, context.chunk_id, grade)
+                    )
+            unjudged = [c.chunk_id for c in task.contexts if not c.judged]
+            if unjudged:
+                self.unjudged.append((task.id, unjudged))
+
+    def _rewritten(self, task: Task) -> Task:
+        rewrite = self.rewrites.get(normal_id(task.id))
+        if not rewrite:
+            return task
+        self.counts["rewrites"] += 1
+        return replace(task, turn=replace(task.turn, rewrite=rewrite))
+
+    def _passages(self, tasks: list[Task]) -> None:
+        """The batch's passages as chunks, or matched by id to the chunks already there."""
+        fresh: dict[str, tuple[Context, int]] = {}
+        for task in tasks:
+            for context in task.contexts:
+                digest = text_hash(context.text)
+                first = self.passages.setdefault(context.chunk_id, (digest, task.line))
+                if first[0] != digest:
+                    msg = (
+                        f"passage {shown(context.chunk_id)} has another text than on line"
+                        f" {first[1]}"
+                    )
+                    raise LabelerError(msg, path=self.path, line=task.line, field="contexts")
+                if first[1] == task.line:
+                    fresh.setdefault(context.chunk_id, (context, task.line))
+        stored = self.store.corpus.get_chunks(self.chunking, list(fresh))
+        for chunk_id, chunk in stored.items():
+            context, line = fresh[chunk_id]
+            if chunk.text != context.text:
+                msg = (
+                    f"passage {shown(chunk_id)} is already chunk {shown(chunk_id)} of chunking"
+                    f" {shown(self.chunking)}, with another text; import into another chunking"
+                    " with --chunking NAME"
                 )
-    reports = []
-    for annotator, lines in sorted(by_annotator.items()):
-        store.labels.stage_labels(keyed(lines))
-        with lines_named():
-            store.labels.check_staged_labels(chunking, str(path))
-        added, updated, unchanged = store.labels.merge_staged_labels(chunking, annotator)
+                raise LabelerError(msg, path=self.path, line=line, field="contexts")
+        new = [
+            {"id": c.chunk_id, "text": c.text, "title": c.title}
+            for chunk_id, (c, _) in fresh.items()
+            if chunk_id not in stored
+        ]
+        self.counts["passages added"] += self.store.corpus.upsert_chunks(self.chunking, new)[0]
+        self.counts["passages there"] += len(stored)
+
+    def _turns(self, tasks: list[Task]) -> None:
+        rows = [
+            {
+                "id": t.id,
+                "text": t.text,
+                "reference_answer": t.reference,
+                "tags": sorted({*t.tags, *self.tags}),
+                "turn": t.turn,
+            }
+            for t in tasks
+        ]
+        try:
+            added, updated = self.store.questions.upsert(rows)
+        except LabelerError as error:
+            if error.path is not None:
+                raise
+            raise LabelerError(error.message, path=self.path, field=error.field) from None
+        self.counts["turns added"] += added
+        self.counts["turns updated"] += updated
+        self.counts["turns"] += len(rows)
+
+    def finish(self, rewrites: str | None) -> list[ImportReport]:
+        path = str(self.path)
+        there = self.counts["passages there"]
+        reports = [
+            ImportReport(
+                "passages",
+                path,
+                added=self.counts["passages added"],
+                unchanged=there,
+                detail=f"chunking {self.chunking!r}"
+                + (f", {there} already there" if there else ""),
+            )
+        ]
+        conversations = len(self.conversations)
+        detail = f"{conversations} conversation{'' if conversations == 1 else 's'}"
+        if rewrites:
+            matched = self.counts["rewrites"]
+            left = len(self.rewrites) - matched
+            detail += f"; {matched} with a rewrite from {Path(rewrites).name}"
+            detail += f", whose {left} other rows name turns not in this file" if left else ""
+        added, updated = self.counts["turns added"], self.counts["turns updated"]
         reports.append(
             ImportReport(
-                "feedback",
-                str(path),
+                "turns",
+                path,
                 added=added,
                 updated=updated,
-                unchanged=unchanged,
-                detail=f"reviewer {annotator!r}",
+                unchanged=self.counts["turns"] - added - updated,
+                detail=detail,
             )
         )
-    return reports
+        reports += self._labels()
+        unjudged = self._candidates()
+        return reports + ([unjudged] if unjudged is not None else [])
 
-
-def _add_unjudged(
-    store: Store, path: Path, tasks: list[Task], chunking: str
-) -> ImportReport | None:
-    """Passages nobody judged join their turn's candidates, to be graded."""
-    added = total = 0
-    for task in tasks:
-        unjudged = [c.chunk_id for c in task.contexts if not c.judged]
-        if unjudged:
-            total += len(unjudged)
-            added += store.pools.add(
-                task.id, chunking, unjudged, source="suggested", added_by="import:mtrag"
+    def _labels(self) -> list[ImportReport]:
+        """Each annotator's feedback as their labels, through the staged checks of every label
+        import (without the per-question progress, see the module docstring)."""
+        reports = []
+        for annotator, lines in sorted(self.labels.items()):
+            self.store.labels.stage_labels(keyed(lines))
+            with lines_named():
+                self.store.labels.check_staged_labels(self.chunking, str(self.path))
+            added, updated, unchanged = self.store.labels.merge_staged_labels(
+                self.chunking, annotator
             )
-    if not total:
-        return None
-    return ImportReport(
-        "candidates",
-        str(path),
-        added=added,
-        unchanged=total - added,
-        detail="passages without feedback",
-    )
+            reports.append(
+                ImportReport(
+                    "feedback",
+                    str(self.path),
+                    added=added,
+                    updated=updated,
+                    unchanged=unchanged,
+                    detail=f"reviewer {annotator!r}",
+                )
+            )
+        return reports
 
-
-def _with_rewrites(tasks: list[Task], rewrites: dict[str, str]) -> tuple[list[Task], int]:
-    """The tasks, each with its turn's rewrite when ``rewrites`` has one; and how many did."""
-    matched = 0
-    out = []
-    for task in tasks:
-        rewrite = rewrites.get(normal_id(task.id))
-        if rewrite:
-            matched += 1
-            task = replace(task, turn=replace(task.turn, rewrite=rewrite))
-        out.append(task)
-    return out, matched
+    def _candidates(self) -> ImportReport | None:
+        """Passages nobody judged join their turn's candidates, to be graded."""
+        added = total = 0
+        for question_id, chunk_ids in self.unjudged:
+            total += len(chunk_ids)
+            added += self.store.pools.add(
+                question_id, self.chunking, chunk_ids, source="suggested", added_by="import:mtrag"
+            )
+        if not total:
+            return None
+        return ImportReport(
+            "candidates",
+            str(self.path),
+            added=added,
+            unchanged=total - added,
+            detail="passages without feedback",
+        )
 
 
 def import_mtrag(
@@ -391,33 +465,23 @@ def import_mtrag(
     tags: tuple[str, ...] = (),
     progress: Progress | None = None,
 ) -> list[ImportReport]:
-    """An MTRAG task file (see the module docstring), in one transaction."""
+    """An MTRAG task file (see the module docstring), in one transaction. The file is read a
+    batch of turns ahead in a thread (``labeler.importers.batching.read_ahead``: SQLite works
+    outside Python's lock, so reading and writing overlap on two cores)."""
     path = check_file(path)
     mapping = parse_feedback(feedback)
     prefix = annotator_prefix or ""
-    tasks = list(read_tasks(path, mapping, prefix, progress))
-    if not tasks:
-        raise empty_file(path, "tasks")
     found = read_rewrites(rewrites) if rewrites else {}
-    tasks, matched = _with_rewrites(tasks, found)
     chunking = as_name(chunking or store.corpus.current_chunking(), what="chunking")
+    writer = _Writer(store, path, chunking, tags, found)
+    batches = batched(lambda counted: read_tasks(path, mapping, prefix, counted), BATCH)
     with store.write():
         store.corpus.ensure_chunking(chunking, source=str(path))
-        reports = [_write_chunks(store, path, tasks, chunking)]
-        turns = _write_questions(store, path, tasks, tags)
-        if rewrites:
-            left = len(found) - matched
-            turns = replace(
-                turns,
-                detail=f"{turns.detail}; {matched} with a rewrite from {Path(rewrites).name}"
-                + (f", whose {left} other rows name turns not in this file" if left else ""),
-            )
-        reports.append(turns)
-        reports += _write_labels(store, path, tasks, chunking)
-        unjudged = _add_unjudged(store, path, tasks, chunking)
-        if unjudged is not None:
-            reports.append(unjudged)
-    return reports
+        for tasks in read_ahead(batches, progress):
+            writer.write(tasks)
+        if not writer.counts["turns"]:
+            raise empty_file(path, "tasks")
+        return writer.finish(rewrites)
 
 
 __all__ = [

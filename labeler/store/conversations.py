@@ -61,15 +61,23 @@ class Conversations(Facet):
         if not changed:
             return set()
         with self.write() as conn:
+            wanted = json.dumps([[t.conversation, t.number] for _, t in changed])
+            holders = {
+                (conversation, number): question_id
+                for conversation, number, question_id in conn.execute(
+                    "SELECT t.conversation, t.turn, t.question_id FROM json_each(?) j"
+                    " JOIN question_turns t ON t.conversation = json_extract(j.value, '$[0]')"
+                    " AND t.turn = json_extract(j.value, '$[1]')",
+                    (wanted,),
+                )
+            }
             for question_id, turn in changed:
-                holder = conn.execute(
-                    "SELECT question_id FROM question_turns WHERE conversation = ? AND turn = ?",
-                    (turn.conversation, turn.number),
-                ).fetchone()
-                if holder is not None and holder[0] != question_id:
+                key = (turn.conversation, turn.number)
+                holder = holders.setdefault(key, question_id)
+                if holder is not None and holder != question_id:
                     msg = (
                         f"turn {turn.number} of conversation {shown(turn.conversation)} is"
-                        f" already question {shown(holder[0])}, not {shown(question_id)}"
+                        f" already question {shown(holder)}, not {shown(question_id)}"
                     )
                     raise LabelerError(msg, field="turn")
             conn.executemany(

@@ -620,6 +620,7 @@ def conversations(db: sqlite_utils.Database) -> None:
     for recomputing, as a changed question does."""
     db.executescript(
         """
+        -- A rowid table: a history of ten turns is kilobytes, too large a row for WITHOUT ROWID.
         CREATE TABLE question_turns (
             question_id TEXT PRIMARY KEY REFERENCES questions(id),
             conversation TEXT NOT NULL,
@@ -628,7 +629,7 @@ def conversations(db: sqlite_utils.Database) -> None:
             rewrite TEXT,
             search TEXT,
             UNIQUE (conversation, turn)
-        ) WITHOUT ROWID;
+        );
         -- A turn is compared for near-duplicates as read with its conversation: a new or
         -- changed turn needs its flags recomputed (see 0005's flags_dirty).
         CREATE TRIGGER question_turns_flags_insert AFTER INSERT ON question_turns BEGIN
