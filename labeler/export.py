@@ -1,10 +1,12 @@
 """``labeler export``: turn the labels into an immutable, self-describing, versioned test set.
 
 ``plan_export`` reads the database once (one read transaction) and works out everything: which
-questions, their consensus grades (``labeler.grading.consensus``), the files' bytes, the content
-hash, the version it would be and what changed since the parent. ``export_testset`` writes it
-through ``labeler.versions.writing``: whole or not at all. The same content is never exported
-twice: the version that already holds it is reported instead.
+questions, their consensus grades (``labeler.grading.consensus``), how completely each is graded
+(``labeler.grading.completeness``, from the grading loop's own pools), the files' bytes, the
+manifest and its hash, the version it would be and what changed since the parent.
+``export_testset`` writes it through ``labeler.versions.writing``, signed: whole or not at all.
+The same content is never exported twice: the version that already holds it is reported
+instead.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from pathlib import Path
 
 from labeler import __version__
 from labeler.errors import LabelerError, NotFoundError
+from labeler.grading.candidates import stored_sources
+from labeler.grading.completeness import Completeness, Requirement, completeness
 from labeler.grading.consensus import (
     Consensus,
     Disagreement,
@@ -28,18 +32,23 @@ from labeler.store import Store
 from labeler.store.base import now
 from labeler.versions.diff import VersionDiff, changes_record, diff_contents
 from labeler.versions.format import (
+    COMPLETENESS,
+    CONTENT_FILES,
     FORMAT,
     FORMAT_V1,
     ChunkEntry,
     Content,
     check_name,
     check_trec_ids,
-    content_hash,
     content_hash_v1,
-    file_digests,
+    content_key,
+    manifest_content_key,
+    seal,
     serialise,
+    serialise_lines,
+    sha256_hex,
 )
-from labeler.versions.history import check_intact, list_versions
+from labeler.versions.history import check_intact, list_versions, version_trust
 from labeler.versions.reading import read_version
 from labeler.versions.writing import write_version
 
@@ -51,7 +60,8 @@ class Selection:
     """Which questions go into a version, and how disagreements are settled.
 
     ``min_grade`` does not filter anything: it is recorded for consumers (the grade from which
-    a chunk counts as relevant).
+    a chunk counts as relevant). ``require`` says how completely a question must be graded, and
+    what to do with those that fall short (``labeler.grading.completeness.Requirement``).
     """
 
     tags: tuple[str, ...] = ()
@@ -59,6 +69,7 @@ class Selection:
     include_pending: bool = False
     min_grade: int = 1
     policy: str | None = None
+    require: Requirement = field(default_factory=Requirement)
 
     def statuses(self) -> tuple[str, ...]:
         return ("accepted", "pending") if self.include_pending else ("accepted",)
@@ -71,6 +82,7 @@ class Selection:
         if self.min_reviewers < 1:
             msg = f"expected 1 or more, got {self.min_reviewers!r}"
             raise LabelerError(msg, field="min-reviewers")
+        self.require.check()
 
     def as_dict(self) -> dict:
         return {
@@ -79,12 +91,16 @@ class Selection:
             "review_status": list(self.statuses()),
             "min_grade": self.min_grade,
             "policy": self.policy,
+            "require_depth": self.require.depth,
+            "runs": list(self.require.runs),
+            "partial": self.require.action,
         }
 
 
 @dataclass(frozen=True, slots=True)
 class ExportPlan:
-    """Everything an export would write, worked out without writing anything."""
+    """Everything an export would write, worked out without writing anything: the files and
+    the manifest (its creation time fixed when the plan is made)."""
 
     name: str
     out: Path
@@ -94,7 +110,8 @@ class ExportPlan:
     parent: int | None
     content: Content = field(repr=False)
     files: Mapping[str, bytes] = field(repr=False)
-    content_hash: str
+    manifest: Mapping[str, object] = field(repr=False)
+    content_key: str
     counts: Mapping[str, object]
     reviewers: tuple[str, ...]
     diff: VersionDiff | None
@@ -103,27 +120,47 @@ class ExportPlan:
     missing_chunks: int = 0
     # Labels left out because their chunk's text changed since they were given (see labeling).
     stale_labels: int = 0
+    # How completely each exported question is graded; the runs a depth was required of; the
+    # questions that fell short of the requirement, left out or (include) exported anyway.
+    completeness: Mapping[str, Completeness] = field(default_factory=dict, repr=False)
+    required_runs: tuple[str, ...] = ()
+    left_out: tuple[Completeness, ...] = ()
+    incomplete: tuple[Completeness, ...] = ()
+    existing_hash: str | None = None
 
-    def manifest(self, created: str) -> dict:
+    @property
+    def content_hash(self) -> str:
+        return str(self.manifest["content_hash"])
+
+    @property
+    def partial(self) -> list[Completeness]:
+        """The exported questions with an ungraded candidate, by id."""
+        return [c for _, c in sorted(self.completeness.items()) if c.partial]
+
+    def completeness_summary(self) -> dict:
+        """What ``labeler export`` and the Export page say of completeness."""
+        require = self.selection.require
         return {
-            "format": FORMAT,
-            "name": self.name,
-            "version": self.version,
-            "parent": self.parent,
-            "created": created,
-            "tool": {"name": "labeler", "version": __version__},
-            "chunking": self.chunking,
-            "selection": self.selection.as_dict(),
-            "min_grade": self.selection.min_grade,
-            "policy": self.selection.policy,
-            "counts": dict(self.counts),
-            "reviewers": list(self.reviewers),
-            "content_hash": self.content_hash,
-            "files": file_digests(self.files),
-            "changes": None
-            if self.diff is None or self.parent is None
-            else changes_record(self.diff, self.parent),
+            "rule": require.describe(self.required_runs),
+            **require.as_dict(self.required_runs),
+            "partial_questions": len(self.partial),
+            "incomplete": [c.question_id for c in self.incomplete],
+            "left_out": [c.question_id for c in self.left_out],
         }
+
+
+def partial_rows(completeness: list[Completeness]) -> list[dict]:
+    """One row per partial question, for a table: its ungraded candidates and each run's
+    complete-to depth."""
+    return [
+        {
+            "question": c.question_id,
+            "ungraded": c.ungraded,
+            "candidates": c.candidates,
+            "complete to (run depth/pool depth)": c.depths(),
+        }
+        for c in completeness
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +175,7 @@ class ExportResult:
 
     def as_dict(self) -> dict:
         plan = self.plan
+        unchanged = self.status == "unchanged"
         return {
             "status": self.status,
             "name": plan.name,
@@ -145,12 +183,14 @@ class ExportResult:
             "path": str(self.path),
             "parent": plan.parent,
             "chunking": plan.chunking,
-            "content_hash": plan.content_hash,
+            "content_hash": plan.existing_hash if unchanged else plan.content_hash,
             "counts": dict(plan.counts),
             "selection": plan.selection.as_dict(),
             "changes": None if plan.diff is None else plan.diff.summary(),
             "missing_chunks": plan.missing_chunks,
             "stale_labels": plan.stale_labels,
+            "completeness": plan.completeness_summary(),
+            "partial": [c.record() for c in plan.partial],
         }
 
 
@@ -218,10 +258,18 @@ def _content(
     return content, missing
 
 
-def _counts(content: Content, agreed: Consensus, min_grade: int) -> dict[str, object]:
+def _counts(
+    content: Content,
+    agreed: Consensus,
+    min_grade: int,
+    found: Mapping[str, Completeness],
+    left_out: int,
+) -> dict[str, object]:
     """The figures of a version. ``unanswerable`` counts the questions reviewers marked so;
     ``no_relevant_label`` the others whose labels are all below ``min_grade`` (the metric
-    engine leaves both out of its averages, and names them apart the same way)."""
+    engine leaves both out of its averages, and names them apart the same way); ``partial``
+    the questions with an ungraded candidate, ``ungraded`` those candidates, ``left_out`` the
+    questions left out for falling short of what the export required."""
     per_grade = Counter(g for judged in content.qrels.values() for g in judged.values())
     unanswerable = sum(1 for q in content.questions.values() if q.unanswerable)
     with_relevant = sum(
@@ -239,6 +287,42 @@ def _counts(content: Content, agreed: Consensus, min_grade: int) -> dict[str, ob
         "reviewers": len({r for q in content.questions for r in agreed.reviewers.get(q, ())}),
         "adjudicated": agreed.adjudicated,
         "settled_by_policy": agreed.settled,
+        "partial": sum(1 for q in content.questions if found[q].partial),
+        "ungraded": sum(found[q].ungraded for q in content.questions if found[q].partial),
+        "left_out": left_out,
+    }
+
+
+def _as_question(row: dict) -> Question:
+    return Question(
+        id=row["id"],
+        text=row["text"],
+        generator=row["generator"],
+        source_chunk_ids=tuple(row["source_chunk_ids"]),
+    )
+
+
+def _completeness(
+    store: Store,
+    chunking: str,
+    questions: list[dict],
+    agreed: Consensus,
+    content: Content,
+    depths: Mapping[str, int],
+) -> dict[str, Completeness]:
+    """How completely each question of ``content`` is graded, from its stored pool: graded
+    means a grade in the version (a consensus grade on a chunk the chunking holds)."""
+    wanted = [_as_question(q) for q in questions if q["id"] in content.questions]
+    sources = stored_sources(store, wanted, chunking)
+    return {
+        q.id: completeness(
+            q.id,
+            sources[q.id],
+            content.qrels.get(q.id) or agreed.grades.get(q.id, {}),
+            depths,
+            unanswerable=q.id in agreed.unanswerable,
+        )
+        for q in wanted
     }
 
 
@@ -249,10 +333,11 @@ def plan_export(
     out: str | Path = DEFAULT_OUT,
     selection: Selection = Selection(),
     chunking: str | None = None,
+    created: str | None = None,
 ) -> ExportPlan:
     """Work out the version ``export_testset`` would write, without writing anything.
 
-    Raises when a stored version of ``name`` was changed after export.
+    Raises when a stored version of ``name`` was changed after export (or is gone).
     """
     name = check_name(name)
     selection.check()
@@ -263,6 +348,7 @@ def plan_export(
         raise NotFoundError(msg, field="chunking")
     infos = list_versions(out, name, store=store)
     check_intact(infos)
+    require = selection.require
 
     with store.snapshot():
         questions = store.labels.judged_questions(chunking, selection.statuses())
@@ -270,11 +356,19 @@ def plan_export(
         labels = [row for row in store.labels.chunking_labels(chunking) if row[0] in judged]
         marks = [row for row in store.labels.unanswerable_marks(chunking) if row[0] in judged]
         adjudications = store.adjudications.current(chunking)
+        depths = store.pools.run_depths(chunking)
+        runs = require.resolve(depths, chunking)
         ids = _selected(questions, labels, marks, selection)
-        agreed = consensus(
-            labels, marks, adjudications, policy=get_policy(selection.policy), questions=ids
-        )
+        policy = get_policy(selection.policy)
+        agreed = consensus(labels, marks, adjudications, policy=policy, questions=ids)
         content, missing = _content(store, chunking, questions, agreed)
+        found = _completeness(store, chunking, questions, agreed, content, depths)
+        short = tuple(c for _, c in sorted(found.items()) if not require.met(c, runs, depths))
+        left_out = short if require.action == "leave-out" else ()
+        if left_out:
+            ids -= {c.question_id for c in left_out}
+            agreed = consensus(labels, marks, adjudications, policy=policy, questions=ids)
+            content, missing = _content(store, chunking, questions, agreed)
         wanted = set(selection.tags)
         stale = sum(
             1
@@ -282,24 +376,26 @@ def plan_export(
             if not wanted or wanted & set(row["tags"])
         )
 
-    files = serialise(content)
-    fields = {
-        "format": FORMAT,
-        "name": name,
-        "chunking": chunking,
-        "min_grade": selection.min_grade,
+    files = {
+        **serialise(content),
+        COMPLETENESS: serialise_lines(found[q].record() for q in sorted(content.questions)),
     }
-    digests = {n: d["sha256"] for n, d in file_digests(files).items()}
-    digest = content_hash(fields, digests)
+    key = content_key(
+        name, chunking, selection.min_grade, {n: sha256_hex(files[n]) for n in CONTENT_FILES}
+    )
     existing = next(
-        (i.number for i in infos if i.manifest and _same(i.manifest, digest, files, fields)), None
+        (i for i in infos if i.manifest and _same(i.manifest, key, files, chunking, selection)),
+        None,
     )
     parent = infos[-1].number if infos else None
     diff = None
     if parent is not None:
-        diff = diff_contents(read_version(infos[-1].path).content, content)
+        trust = version_trust(store, store.versions.recorded(name).get(parent), infos[-1].path)
+        diff = diff_contents(read_version(infos[-1].path, trust=trust).content, content)
     reviewers = sorted({r for q in content.questions for r in agreed.reviewers.get(q, ())})
-    return ExportPlan(
+    exported = {q: found[q] for q in content.questions}
+    counts = _counts(content, agreed, selection.min_grade, exported, len(left_out))
+    plan = ExportPlan(
         name=name,
         out=out,
         chunking=chunking,
@@ -308,27 +404,84 @@ def plan_export(
         parent=parent,
         content=content,
         files=files,
-        content_hash=digest,
-        counts=_counts(content, agreed, selection.min_grade),
+        manifest={},
+        content_key=key,
+        counts=counts,
         reviewers=tuple(reviewers),
         diff=diff,
-        existing=existing,
+        existing=None if existing is None else existing.number,
         disagreements=agreed.disagreements,
         missing_chunks=missing,
         stale_labels=stale,
+        completeness=exported,
+        required_runs=runs,
+        left_out=left_out,
+        incomplete=tuple(c for c in short if c.question_id in content.questions),
+        existing_hash=None if existing is None else existing.manifest.get("content_hash"),
     )
+    return replace(plan, manifest=_manifest(plan, created or now()))
 
 
-def _same(manifest: dict, digest: str, files: Mapping[str, bytes], fields: dict) -> bool:
-    """Whether an existing version holds this content (for an old, v1 version: the same
-    files, chunking and min_grade, since its hash covered the files only)."""
+def _manifest(plan: ExportPlan, created: str) -> dict:
+    """The version's manifest, sealed: every field and every file under its content hash."""
+    summary = plan.completeness_summary()
+    fields = {
+        "format": FORMAT,
+        "name": plan.name,
+        "version": plan.version,
+        "parent": plan.parent,
+        "created": created,
+        "tool": {"name": "labeler", "version": __version__},
+        "chunking": plan.chunking,
+        "selection": plan.selection.as_dict(),
+        "min_grade": plan.selection.min_grade,
+        "policy": plan.selection.policy,
+        "counts": dict(plan.counts),
+        "reviewers": list(plan.reviewers),
+        "completeness": {k: summary[k] for k in ("rule", "require_depth", "runs", "partial")}
+        | {"left_out": summary["left_out"], "incomplete": summary["incomplete"]},
+        "changes": None
+        if plan.diff is None or plan.parent is None
+        else changes_record(plan.diff, plan.parent),
+    }
+    return seal(fields, plan.files)
+
+
+def _same(
+    manifest: dict, key: str, files: Mapping[str, bytes], chunking: str, selection: Selection
+) -> bool:
+    """Whether an existing version holds this content (``content_key``; for an old, v1
+    version: the same files, chunking and min_grade, since its hash covered the files only)."""
     if manifest.get("format", FORMAT_V1) != FORMAT_V1:
-        return manifest["content_hash"] == digest
+        return manifest_content_key(manifest) == key
     return (
         manifest["content_hash"] == content_hash_v1(files)
-        and manifest.get("chunking") == fields["chunking"]
-        and manifest.get("min_grade", 1) == fields["min_grade"]
+        and manifest.get("chunking") == chunking
+        and manifest.get("min_grade", 1) == selection.min_grade
     )
+
+
+SHOWN_INCOMPLETE = 20
+
+
+class IncompleteError(LabelerError):
+    """``--partial error``: questions fall short of the completeness required."""
+
+    def __init__(self, plan: ExportPlan) -> None:
+        short = plan.incomplete
+        listed = ", ".join(
+            f"{c.question_id} ({c.ungraded} ungraded; {c.depths()})"
+            for c in short[:SHOWN_INCOMPLETE]
+        )
+        more = f" and {len(short) - SHOWN_INCOMPLETE} more" if len(short) > SHOWN_INCOMPLETE else ""
+        rule = plan.completeness_summary()["rule"]
+        msg = (
+            f"{len(short)} question{'' if len(short) == 1 else 's'} not graded as required"
+            f" ({rule}): {listed}{more}; grade them, or export with --partial leave-out to"
+            " leave them out"
+        )
+        super().__init__(msg, field="partial")
+        self.plan = plan
 
 
 def export_testset(
@@ -344,11 +497,16 @@ def export_testset(
     """Export the labels as the next version of test set ``name`` (see the module docstring).
 
     Raises DisagreementError when reviewers disagree and no policy settles it, and
-    LabelerError when no question qualifies.
+    LabelerError when no question qualifies, or when questions fall short of the completeness
+    required and ``--partial error`` was asked.
     """
-    plan = plan_export(store, name, out=out, selection=selection, chunking=chunking)
+    plan = plan_export(
+        store, name, out=out, selection=selection, chunking=chunking, created=created
+    )
     if plan.disagreements:
         raise DisagreementError(plan.disagreements)
+    if plan.incomplete and selection.require.action == "error":
+        raise IncompleteError(plan)
     if not plan.content.questions:
         msg = (
             f"nothing to export: no {' or '.join(selection.statuses())} question in chunking"
@@ -360,13 +518,12 @@ def export_testset(
         return ExportResult(plan, "unchanged", plan.existing, folder / f"v{plan.existing}")
     if dry_run:
         return ExportResult(plan, "dry-run", plan.version, folder / f"v{plan.version}")
-    created = created or now()
     path = write_version(
         store,
         folder,
         plan.version,
         plan.files,
-        plan.manifest(created),
+        dict(plan.manifest),
         record={
             "name": plan.name,
             "content_hash": plan.content_hash,
@@ -374,7 +531,7 @@ def export_testset(
             "parent": plan.parent,
             "counts": dict(plan.counts),
             "selection": plan.selection.as_dict(),
-            "created_at": created,
+            "created_at": str(plan.manifest["created"]),
         },
     )
     return ExportResult(plan, "created", plan.version, path)
@@ -384,7 +541,9 @@ __all__ = [
     "DEFAULT_OUT",
     "ExportPlan",
     "ExportResult",
+    "IncompleteError",
     "Selection",
     "export_testset",
+    "partial_rows",
     "plan_export",
 ]

@@ -72,6 +72,23 @@ q2 Q0 webhooks 2 1.5 bm25
 """
 
 
+def retext(store: Store, question_id: str, text: str, **fields: object) -> None:
+    """Give a graded question a new text, as `import questions --replace-text` does (its labels
+    go stale, its unanswerable marks are withdrawn), then confirm each label for the new text,
+    as a reviewer would on the grading page."""
+    store.questions.upsert([{"id": question_id, "text": text, **fields}], replace_text=True)
+    for chunking in store.corpus.chunkings():
+        for label in store.labels.question_labels(question_id, chunking["name"]):
+            if label["state"] == "stale":
+                store.labels.set_grade(
+                    question_id,
+                    chunking["name"],
+                    label["chunk_id"],
+                    label["reviewer"],
+                    label["grade"],
+                )
+
+
 def write_jsonl(path: Path, rows: list[dict]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path

@@ -119,15 +119,17 @@ def label_next(
     budget: int = 20,
     stop_at_named: bool = False,
     rounds: int | None = None,
+    prior: np.ndarray | None = None,
 ) -> Trace:
     """From ``start``, label the next ``budget`` pairs from the oracle, round after round,
-    until proven (or until a winner is named, with ``stop_at_named``)."""
+    until proven (or until a winner is named, with ``stop_at_named``). ``prior``: a judge's
+    grade per slot (-1: none), the relevance model's prior for the unlabelled ones."""
     contest = start
     named_at = proven_at = None
     named = wrong = count = 0
     seen = []
     while True:
-        decision = decide_contest(contest, budget=budget)
+        decision = decide_contest(contest, budget=budget, prior=prior)
         count += 1
         seen.append((decision.probability, decision.labelled))
         if decision.winner is not None:

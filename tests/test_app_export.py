@@ -9,7 +9,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from labeler.store import Store
-from tests.conftest import notes
+from labeler.versions.signing import project_key
+from tests.conftest import notes, retext
 
 PAGE = str(Path(__file__).resolve().parents[1] / "labeler" / "app" / "app_pages" / "export.py")
 
@@ -53,6 +54,23 @@ def test_preview_writes_nothing_then_create_writes_v1(page: AppTest, graded: Sto
     submit(page, "export_preview")
     assert notes(page, "info") == ["Would create v1 of orders."]
     assert [m.value for m in page.metric][:4] == ["3", "1", "3", "1"]
+    # #19: the partial questions, each with its ungraded candidates and bm25's depth: q1's
+    # pagination (rank 2) and webhooks (rank 4), q2's webhooks (rank 2) are ungraded.
+    partial = table(page, "export_partial")
+    assert partial.to_dict("records") == [
+        {
+            "question": "q1",
+            "ungraded": 2,
+            "candidates": 4,
+            "complete to (run depth/pool depth)": "bm25 1/10",
+        },
+        {
+            "question": "q2",
+            "ungraded": 1,
+            "candidates": 2,
+            "complete to (run depth/pool depth)": "bm25 1/10",
+        },
+    ]
     assert not out.exists()
     submit(page, "export_create")
     assert notes(page, "ok") == ["Created version v1 of orders."]
@@ -60,7 +78,8 @@ def test_preview_writes_nothing_then_create_writes_v1(page: AppTest, graded: Sto
     assert list(graded.versions.recorded("orders")) == [1]
     history = table(page, "export_history")
     assert list(history["version"]) == ["v1"]
-    assert list(history["status"]) == ["ok"]
+    key = project_key(graded).public.fingerprint
+    assert list(history["status"]) == [f"ok (signed by this project's key {key})"]
     assert list(history["parent"]) == ["\N{EM DASH}"]
     created = json.loads((out / "orders" / "v1" / "manifest.json").read_text())["created"]
     assert list(history["created"]) == [f"{created[:10]} {created[11:16]} UTC"]
@@ -144,7 +163,7 @@ def test_question_text_is_never_rendered_as_markdown(page: AppTest, graded: Stor
     page.run()
     submit(page, "export_create")
     hostile = "![x](http://tracker.example/px.png) [click](http://evil.example)"
-    graded.questions.upsert([{"id": "q2", "text": hostile, "tags": ["api", "paging"]}])
+    retext(graded, "q2", hostile, tags=["api", "paging"])
     submit(page, "export_create")
     rendered = [m.value for m in page.markdown] + [c.value for c in page.caption]
     assert not any("tracker.example" in text for text in rendered)

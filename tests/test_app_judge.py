@@ -223,3 +223,29 @@ def test_names_from_files_are_shown_as_text(planned: Store, monkeypatch) -> None
     )
     assert not any("example.invalid" in m.value for m in at.markdown)
     assert not any("example.invalid" in c.value for c in at.caption)
+
+
+def test_a_lead_shows_reviewers_the_judges_grade_from_the_report(
+    loaded: Store, monkeypatch, tmp_path
+) -> None:
+    records = [
+        {
+            "metric": "relevance",
+            "rater": "llm",
+            "rater_kind": "model",
+            "verdict": 2,
+            "question": "q1",
+            "chunk_id": "rate-limits",
+        }
+    ]
+    path = tmp_path / "r.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    import_judgements(loaded, path)
+    at = open_page(loaded.path, monkeypatch, "judge_report", metric="relevance")
+    choice = at.selectbox(key="judge_report_reveal")
+    assert (choice.options, choice.value) == (["no judge", "llm"], None)
+    choice.select("llm").run()
+    assert not at.exception
+    assert loaded.ratings.revealed_judge() == "llm"
+    at.selectbox(key="judge_report_reveal").select(None).run()
+    assert loaded.ratings.revealed_judge() is None

@@ -205,6 +205,38 @@ def test_a_stale_label_shows_the_old_and_the_new_text(app: AppTest, loaded: Stor
     assert not any(w.value.startswith("Text changed") for w in app.warning)
 
 
+def test_the_judges_grade_shows_after_mine_when_a_lead_switched_it_on(
+    app: AppTest, loaded: Store, tmp_path: Path
+) -> None:
+    from labeler.judge.importing import import_judgements
+    from tests.conftest import write_jsonl
+
+    app.query_params["question"] = "q2"
+    app.run()
+    chunks = app.session_state["label_chunk_ids"]
+    rows = [
+        {
+            "metric": "relevance",
+            "rater": "llm",
+            "rater_kind": "model",
+            "verdict": 1,
+            "question": "q2",
+            "chunk_id": chunk,
+            "rationale": "<b>Partly</b> ![x](http://example.invalid/p.png)",
+        }
+        for chunk in chunks
+    ]
+    import_judgements(loaded, write_jsonl(tmp_path / "judge.jsonl", rows))
+    loaded.ratings.set_revealed_judge("llm")
+    app.run()
+    assert not [c for c in captions(app) if c.startswith("Judge llm")]  # nothing graded yet
+    app.segmented_control(key=f"label_grade::q2::{chunks[0]}").set_value(2).run()
+    shown = [c for c in captions(app) if c.startswith("Judge llm")]
+    assert shown == ["Judge llm: 1. <b>Partly</b> ![x](http://example.invalid/p.png)"]
+    # escaped, never markup: the text is shown as typed
+    assert "&lt;b&gt;Partly&lt;/b&gt;" in html_text(app)
+
+
 # a turn of a conversation ---------------------------------------------------------------------
 
 

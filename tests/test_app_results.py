@@ -188,6 +188,59 @@ def test_without_a_relevant_label_the_page_says_what_to_do(loaded: Store, monkey
     ]
 
 
+def test_a_judges_grades_can_be_label_nexts_prior(
+    loaded: Store, tmp_path: Path, monkeypatch
+) -> None:
+    from labeler.grading.decide import decide_runs
+    from labeler.judge.importing import import_judgements
+    from tests.conftest import write_jsonl
+
+    run = tmp_path / "dense.trec"
+    run.write_text(DENSE, encoding="utf-8")
+    import_run(loaded, run)
+    loaded.labels.set_grade("q1", "default", "rate-limits", "ana", 2)
+    judged = {("q1", "error-codes"): 1, ("q2", "pagination"): 2, ("q2", "webhooks"): 0}
+    rows = [
+        {
+            "metric": "relevance",
+            "rater": "llm",
+            "rater_kind": "model",
+            "verdict": g,
+            "question": q,
+            "chunk_id": c,
+        }
+        for (q, c), g in judged.items()
+    ]
+    import_judgements(loaded, write_jsonl(tmp_path / "judge.jsonl", rows))
+    monkeypatch.setenv("LABELER_DB", str(loaded.path))
+    at = open_page()
+    assert at.selectbox(key="results_decide_prior").options == ["none", "llm"]
+    before = [i for i in notes(at, "info") if "proven range" in i]
+    at.selectbox(key="results_decide_prior").select("llm").run()
+    assert not at.exception
+    after = [i for i in notes(at, "info") + notes(at, "ok") if "proven range" in i]
+    expected = decide_runs(loaded, "dense", "bm25", "ndcg@10", policy="median", prior="llm")
+    assert after == [expected.sentence()]
+    assert before == [decide_runs(loaded, "dense", "bm25", "ndcg@10", policy="median").sentence()]
+
+
+def test_a_forged_version_is_not_offered_as_labels(project: Store, tmp_path) -> None:
+    """#19 item 4: a version edited, resealed and signed again with another key is consistent
+    in itself; the page checks it with the project's key and leaves it out."""
+    from tests.test_versions_checking import regrade, reseal
+
+    out = tmp_path / "exports"
+    export_testset(project, "faq", out=out)
+    project.labels.set_grade("q1", "default", "pagination", "ana", 1)
+    export_testset(project, "faq", out=out)
+    reseal(out / "faq" / "v1", files_edit=regrade, sign="mallory")
+    at = open_page()
+    assert at.selectbox(key="results_labels").options == [
+        "Current labels (every reviewer)",
+        "faq v2",
+    ]
+
+
 def test_a_conversational_test_set_is_broken_down_by_turn(
     talking: Store, tmp_path: Path, monkeypatch
 ) -> None:

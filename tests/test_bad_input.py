@@ -23,6 +23,7 @@ from click.testing import CliRunner
 
 from labeler.cli import main
 from labeler.store import Store
+from labeler.versions.signing import SigningKey
 from tests.conftest import CHUNKS, QUESTIONS, write_jsonl
 
 
@@ -799,3 +800,163 @@ def test_a_file_that_is_not_a_database_is_one_line(tmp_path: Path) -> None:
         == f"Error: {db}: not a labeler database (SQLite says: file is not a database)"
     )
     assert db.read_bytes() == before
+
+
+# the options #19 added, from the command line ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CommandCase:
+    """A command (``{db}``, ``{version}`` and ``{tmp}`` filled in) with one bad option, against a
+    graded project with one exported version: it must exit 2 with one line holding ``says``,
+    and leave the database (a full dump) and the exports as they were."""
+
+    name: str
+    args: tuple[str, ...]
+    says: str
+    files: dict[str, str | bytes] | None = None
+
+
+OTHER_KEY = SigningKey(b"\x07" * 32).public.pem()  # a valid key, not the project's
+
+COMMAND_CASES = [
+    CommandCase(
+        "export: a depth below the runs' pools",
+        ("export", "orders", "--require-depth", "11"),
+        "run 'bm25' pools only its top 10",
+    ),
+    CommandCase(
+        "export: --require-depth of an unknown run",
+        ("export", "orders", "--require-depth", "2", "--run", "ghost"),
+        "no run 'ghost' on chunking 'default' (runs: bm25)",
+    ),
+    CommandCase(
+        "export: --run without --require-depth",
+        ("export", "orders", "--run", "bm25"),
+        "give --require-depth K too",
+    ),
+    CommandCase(
+        "export: --partial error with partial questions",
+        ("export", "orders2", "--partial", "error"),
+        'field "partial": 2 questions not graded as required (every candidate graded): q1',
+    ),
+    CommandCase(
+        "eval: --public-key that is not a key",
+        ("eval", "--testset", "{version}", "--run", "{tmp}/run.trec", "--public-key", "{tmp}/k"),
+        "k: not a public key: expected a PEM block",
+        {"k": "hello\n"},
+    ),
+    CommandCase(
+        "eval: --public-key that does not exist",
+        ("eval", "--testset", "{version}", "--run", "{tmp}/run.trec", "--public-key", "{tmp}/no"),
+        "no: no such file",
+    ),
+    CommandCase(
+        "eval: --public-key of another project",
+        ("eval", "--testset", "{version}", "--run", "{tmp}/run.trec", "--public-key", "{tmp}/k"),
+        "unknown key: signed by SHA256:",
+        {"k": OTHER_KEY},
+    ),
+    CommandCase(
+        "eval: --public-key with --qrels",
+        ("eval", "--qrels", "{tmp}/run.trec", "--run", "{tmp}/run.trec", "--public-key", "x"),
+        "--public-key and --db check a --testset",
+    ),
+    CommandCase(
+        "versions verify: not a version",
+        ("versions", "verify", "{tmp}/empty"),
+        "neither a version folder (manifest.json) nor a test set's folder",
+        {"empty/README": "nothing here\n"},
+    ),
+    CommandCase(
+        "versions verify: a key that did not sign it",
+        ("versions", "verify", "{version}", "--public-key", "{tmp}/k"),
+        "1 of 1 version failed the check: v1 FORGED: unknown key",
+        {"k": OTHER_KEY},
+    ),
+    CommandCase(
+        "key export-public: a folder that does not exist",
+        ("key", "export-public", "{tmp}/nowhere/k.pub"),
+        "k.pub: the folder does not exist",
+    ),
+    CommandCase(
+        "key export-public: onto a folder",
+        ("key", "export-public", "{tmp}/empty"),
+        "empty: is a folder",
+        {"empty/README": "nothing here\n"},
+    ),
+    CommandCase(
+        "import questions: a graded question's new text",
+        ("import", "questions", "{tmp}/q.jsonl"),
+        'q.jsonl:1: field "question": changes the text of 1 question already graded: q1',
+        {"q.jsonl": jl({"id": "q1", "question": "Reworded?"})},
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def graded_project(base_db: Path, tmp_path_factory) -> tuple[Path, Path]:
+    """The base database, graded (q1 partly, q2 wholly by the run's standard), with the bm25
+    run and version v1 of "orders" exported; and that version's folder."""
+    from labeler.export import export_testset
+    from labeler.importers import import_run
+    from tests.conftest import RUN
+
+    folder = tmp_path_factory.mktemp("graded")
+    db = folder / "graded.db"
+    db.write_bytes(base_db.read_bytes())
+    (folder / "run.trec").write_text(RUN, encoding="utf-8")
+    with Store(db) as store:
+        import_run(store, folder / "run.trec")
+        store.labels.set_grade("q1", "default", "rate-limits", "ana", 2)
+        store.labels.set_grade("q2", "default", "pagination", "ana", 2)
+        result = export_testset(store, "orders", out=folder / "exports")
+        store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return db, result.path
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` but SQLite's own (-wal, -shm: the dump's connection)."""
+    return {
+        str(p.relative_to(folder)): p.read_bytes()
+        for p in folder.rglob("*")
+        if p.is_file() and not p.name.endswith(("-wal", "-shm"))
+    }
+
+
+@pytest.mark.parametrize("case", COMMAND_CASES, ids=lambda c: c.name)
+def test_bad_options_exit_2_in_one_line_and_change_nothing(
+    case: CommandCase, graded_project: tuple[Path, Path], tmp_path: Path, monkeypatch
+) -> None:
+    source, version = graded_project
+    db = tmp_path / "project.db"
+    db.write_bytes(source.read_bytes())
+    (tmp_path / "run.trec").write_bytes((source.parent / "run.trec").read_bytes())
+    for relative, text in (case.files or {}).items():
+        path = tmp_path / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LABELER_DB", str(db))
+    monkeypatch.setenv("LABELER_EXPORTS", str(version.parent.parent))
+    args = [a.format(db=db, version=version, tmp=tmp_path) for a in case.args]
+    before, exports, files = dump(db), tree(version.parent.parent), tree(tmp_path)
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, result.output
+    message = result.stderr.strip()
+    assert message.count("\n") == 0, message
+    assert message.startswith("Error: "), message
+    assert case.says in message, message
+    assert dump(db) == before
+    assert tree(version.parent.parent) == exports
+    assert set(tree(tmp_path)) == set(files)
+
+
+def test_key_show_refuses_a_database_that_does_not_exist(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["key", "show", "--db", str(tmp_path / "missing.db")])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (
+        f"Error: {tmp_path / 'missing.db'}: no database here (its key signs its versions):"
+        " give --db PATH, or `labeler init`"
+    )
+    assert list(tmp_path.iterdir()) == []

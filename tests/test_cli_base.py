@@ -7,7 +7,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from labeler.cli import main
+from labeler.cli import all_commands, main
 from labeler.cli.reference import command_rows
 from labeler.importers.registry import IMPORT_KINDS
 
@@ -18,7 +18,7 @@ def run(*args: str):
 
 def groups(group: click.Group = main, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
     found = [path]
-    for name, command in group.commands.items():
+    for name, command in (all_commands() if group is main else group.commands).items():
         if isinstance(command, click.Group):
             found += groups(command, (*path, name))
     return found
@@ -52,17 +52,17 @@ def test_the_demo_takes_db_before_the_command_too(tmp_path) -> None:
 def test_every_group_help_lists_every_command(path: tuple[str, ...]) -> None:
     group = main
     for name in path:
-        group = group.commands[name]
+        group = (all_commands() if group is main else group.commands)[name]
     output = run(*path, "--help").output
     listed = output.split("Commands:", 1)[1]
-    for name, command in group.commands.items():
+    for name, command in (all_commands() if group is main else group.commands).items():
         assert f"\n  {name} " in listed, f"{name} is missing from the help of {path}"
         summary = command.get_short_help_str(limit=45).split()[0]
         assert summary in listed
 
 
 def test_the_import_group_is_the_registry() -> None:
-    assert set(main.commands["import"].commands) == set(IMPORT_KINDS)
+    assert set(all_commands()["import"].commands) == set(IMPORT_KINDS)
     description = run("import", "--help").output.split("Commands:", 1)[0]
     assert "Kinds of file: " + ", ".join(sorted(IMPORT_KINDS)) + "." in " ".join(
         description.split()
@@ -72,7 +72,7 @@ def test_the_import_group_is_the_registry() -> None:
 @pytest.mark.parametrize("name", list(IMPORT_KINDS))
 def test_each_import_command_takes_its_kind_options(name: str) -> None:
     kind = IMPORT_KINDS[name]
-    command = main.commands["import"].commands[name]
+    command = all_commands()["import"].commands[name]
     flags = {flag for p in command.params for flag in getattr(p, "opts", ())}
     for option in kind.options:
         expected = "--tag" if option.kind == "tags" else option.flag
@@ -101,6 +101,16 @@ ARGUMENTS = {
     "judge define": ("faith",),
     "judge export": ("--to", "ragas-annotated"),
     "judge import": ("ratings.jsonl",),
+    "judge ratings": ("--metric", "relevance"),
+    "judge run": (
+        "--metric",
+        "relevance",
+        "--base-url",
+        "http://127.0.0.1:9",
+        "--model",
+        "m",
+        "--all",
+    ),
     "judge sample": ("--metric", "faith"),
     "next": ("--run", "bm25", "--run", "hybrid"),
     "remap": ("--from", "v1", "--to", "v2"),
@@ -113,7 +123,7 @@ ARGUMENTS = {
 
 def commands_with_a_database(group: click.Group = main, path: str = "") -> list[str]:
     found = []
-    for name, command in sorted(group.commands.items()):
+    for name, command in sorted((all_commands() if group is main else group.commands).items()):
         full = f"{path} {name}".strip()
         if isinstance(command, click.Group):
             found += commands_with_a_database(command, full)
@@ -186,3 +196,35 @@ def test_a_failed_import_into_an_existing_database_keeps_it(tmp_path, files) -> 
     assert json.loads(run("--db", str(db), "status", "--format", "json").output)["chunkings"] == {
         "default": 5
     }
+
+
+def test_the_list_of_commands_is_what_the_modules_register() -> None:
+    """``labeler.cli.COMMANDS`` (which module holds which command, so a command's module loads
+    only when it runs) names every command the modules register, and each where it is."""
+    from labeler.cli import COMMANDS
+
+    registered = {
+        name: command.callback.__module__.removeprefix("labeler.cli.")
+        for name, command in all_commands().items()
+    }
+    assert registered == COMMANDS
+
+
+def test_running_one_command_loads_only_its_module() -> None:
+    """``labeler eval`` starts without importing the other commands' modules."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from labeler.cli import main\n"
+        "try:\n"
+        "    main(['eval', '--help'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "loaded = sorted(m for m in sys.modules if m.startswith('labeler.cli.'))\n"
+        "print('LOADED', *loaded)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = done.stdout.strip().splitlines()[-1].split()
+    assert loaded == ["LOADED", "labeler.cli.base", "labeler.cli.evaluate", "labeler.cli.reference"]

@@ -9,8 +9,14 @@ from click.testing import CliRunner
 
 from labeler.cli import main
 from labeler.store import Store
+from labeler.versions.signing import project_key
+from tests.conftest import retext
 
 FORMATS = Path(__file__).resolve().parent / "data" / "formats"
+
+
+def fingerprint(store: Store) -> str:
+    return project_key(store).public.fingerprint
 
 
 def run(*args: str):
@@ -78,6 +84,9 @@ def test_export_selection_options(project: Path) -> None:
         "review_status": ["accepted"],
         "min_grade": 2,
         "policy": None,
+        "require_depth": None,
+        "runs": [],
+        "partial": "include",
     }
     result = CliRunner().invoke(main, ["export", "none", "--min-reviewers", "2"])
     assert result.exit_code == 2
@@ -91,8 +100,8 @@ def test_versions_lists_and_fails_on_a_modified_version(project: Path, loaded: S
     lines = run("versions", "orders").output.splitlines()
     assert len(lines) == 2
     assert lines[0].startswith("v1 ")
-    assert lines[0].endswith("ok")
-    assert "3 questions (1 unanswerable)" in lines[1]
+    assert lines[0].endswith(f"ok (signed by this project's key {fingerprint(loaded)})")
+    assert "3 questions (1 unanswerable, 1 partial)" in lines[1]  # q1: pagination, webhooks
     data = json.loads(run("versions", "orders", "--format", "json").output)
     assert [(v["version"], v["intact"]) for v in data] == [(1, True), (2, True)]
     qrels = project / "exports" / "orders" / "v1" / "qrels.tsv"
@@ -103,13 +112,15 @@ def test_versions_lists_and_fails_on_a_modified_version(project: Path, loaded: S
     assert "MODIFIED: qrels.tsv" in result.output
     # The folder is the database's exports folder (labeler.config), named in full.
     folder = (project / "exports" / "orders").resolve()
-    assert f"Error: {folder}: 1 version(s) of 'orders' changed after export" in result.output
+    assert f"Error: {folder}: 1 version(s) of 'orders' changed or gone after export" in (
+        result.output
+    )
     assert run("versions", "other").output.startswith("No versions of 'other' in exports")
 
 
 def test_diff_text_and_json(project: Path, loaded: Store) -> None:
     run("export", "orders")
-    loaded.questions.upsert([{"id": "q2", "text": "How do I page?", "tags": ["api", "paging"]}])
+    retext(loaded, "q2", "How do I page?", tags=["api", "paging"])
     loaded.labels.set_grade("q1", "default", "error-codes", "ana", 0)
     run("export", "orders")
     text = run("diff", "orders", "v1", "latest").output
@@ -133,7 +144,7 @@ def test_diff_text_and_json(project: Path, loaded: Store) -> None:
 
 def test_diff_escapes_control_characters(project: Path, loaded: Store) -> None:
     run("export", "orders")
-    loaded.questions.upsert([{"id": "q1", "text": "Retry \x1b[31mred\x1b[0m?", "tags": ["api"]}])
+    retext(loaded, "q1", "Retry \x1b[31mred\x1b[0m?", tags=["api"])
     run("export", "orders")
     output = run("diff", "orders", "v1", "v2").output
     assert "\x1b" not in output
@@ -181,7 +192,11 @@ def test_import_testset_round_trip(project: Path, tmp_path: Path) -> None:
         "Imported a version into chunking 'default' as reviewer 'testset:orders@v1'"
     )
     again = run("export", "orders", "--db", db, "--out", "again", "--format", "json")
-    assert json.loads(again.output)["content_hash"] == first["content_hash"]
+    for name in ("questions.jsonl", "qrels.tsv", "chunks.jsonl"):  # the same content
+        assert (Path("again/orders/v1") / name).read_bytes() == (
+            Path(first["path"]) / name
+        ).read_bytes()
+    assert json.loads(again.output)["content_hash"] != first["content_hash"]  # not the manifest
 
 
 def test_import_ragas_reports_unmatched_contexts(project: Path) -> None:
@@ -207,3 +222,61 @@ def test_import_deepeval_and_a_bad_file(project: Path, tmp_path: Path) -> None:
     failed = CliRunner().invoke(main, ["import", "deepeval", str(bad)])
     assert failed.exit_code == 2
     assert failed.output == f'Error: {bad}:1: field "input": missing or empty\n'
+
+
+def test_key_show_and_export_public_never_show_the_private_key(
+    project: Path, loaded: Store
+) -> None:
+    key = project_key(loaded)
+    pem = CliRunner().invoke(main, ["key", "show"])
+    assert pem.exit_code == 0
+    assert pem.stdout == key.public.pem()
+    assert pem.stderr == f"Ed25519 public key {key.public.fingerprint}\n"
+    assert run("key", "show", "--format", "base64").stdout == key.public.base64() + "\n"
+    data = json.loads(run("key", "show", "--format", "json").output)
+    assert (data["fingerprint"], data["public_key_base64"]) == (
+        key.public.fingerprint,
+        key.public.base64(),
+    )
+    written = run("key", "export-public", "k.pub")
+    assert written.output == f"Wrote k.pub ({key.public.fingerprint})\n"
+    assert (project / "k.pub").read_text() == key.public.pem()
+    import base64
+
+    secrets = (key.seed.hex(), base64.b64encode(key.seed).decode())
+    for output in (pem.output, json.dumps(data), written.output, (project / "k.pub").read_text()):
+        assert not any(secret in output for secret in secrets)
+
+
+def test_init_names_the_key_its_versions_are_signed_with(tmp_path: Path) -> None:
+    db = tmp_path / "new.db"
+    result = run("init", "--db", str(db))
+    with Store(db) as store:
+        fingerprint_ = project_key(store).public.fingerprint
+    assert result.output.splitlines()[1] == (
+        f"Versions are signed with its key {fingerprint_} (`labeler key show` prints the public"
+        " key)"
+    )
+
+
+def test_export_says_how_many_questions_are_partial(project: Path) -> None:
+    result = CliRunner().invoke(main, ["export", "orders"])
+    assert result.exit_code == 0
+    assert (
+        "  completeness: 2 of 2 answerable questions partial (3 candidates ungraded); required:"
+        " every candidate graded" in result.stdout
+    )
+    assert result.stderr == (
+        "Warning: 2 question(s) partially graded; their ungraded candidates count as not relevant"
+        " in an evaluation: q1 (2 ungraded; bm25 1/10), q2 (1 ungraded; bm25 1/10). See the"
+        " version's completeness.jsonl;"
+        " --require-depth K leaves such questions out.\n"
+    )
+    left = CliRunner().invoke(main, ["export", "deep", "--require-depth", "1"])
+    assert left.exit_code == 0
+    assert "Left out" not in left.stderr  # both are complete to depth 1 of bm25
+    left = CliRunner().invoke(main, ["export", "deeper", "--require-depth", "2"])
+    assert "Left out 2 question(s) not complete to depth 2 of bm25: q1, q2" in left.stderr
+    assert json.loads((project / "exports" / "deeper" / "v1" / "manifest.json").read_text())[
+        "completeness"
+    ]["left_out"] == ["q1", "q2"]

@@ -9,7 +9,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from labeler.cli import main
+from labeler.cli import all_commands, main
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -22,7 +22,7 @@ MANUAL = "\n".join(
 
 def command_paths(group: click.Group = main, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
     paths = []
-    for name, command in sorted(group.commands.items()):
+    for name, command in sorted((all_commands() if group is main else group.commands).items()):
         path = (*prefix, name)
         if isinstance(command, click.Group):
             paths.append(path)

@@ -4,6 +4,7 @@ immutability (no rewrite, no half-written version, hand edits caught)."""
 import hashlib
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -14,10 +15,12 @@ import pytest
 from labeler import __version__
 from labeler.errors import LabelerError
 from labeler.export import Selection, export_testset, plan_export
+from labeler.grading.completeness import Requirement
 from labeler.grading.consensus import DisagreementError
 from labeler.store import Store
 from labeler.versions import writing as testset_module
 from labeler.versions.history import list_versions
+from tests.conftest import retext
 
 QUESTIONS = (
     '{"id": "q1", "question": "How should a client retry after a 429 response?",'
@@ -58,11 +61,18 @@ def listing(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir())
 
 
-def test_a_version_holds_the_four_files_as_documented(graded: Store, tmp_path: Path) -> None:
+def test_a_version_holds_its_files_as_documented(graded: Store, tmp_path: Path) -> None:
     result = export_testset(graded, "orders", out=tmp_path)
     assert result.status == "created"
     assert result.path == tmp_path / "orders" / "v1"
-    assert listing(result.path) == ["chunks.jsonl", "manifest.json", "qrels.tsv", "questions.jsonl"]
+    assert listing(result.path) == [
+        "chunks.jsonl",
+        "completeness.jsonl",
+        "manifest.json",
+        "qrels.tsv",
+        "questions.jsonl",
+        "signature.json",
+    ]
     assert (result.path / "questions.jsonl").read_text(encoding="utf-8") == QUESTIONS
     assert (result.path / "qrels.tsv").read_text(encoding="utf-8") == QRELS
     assert (result.path / "chunks.jsonl").read_text(encoding="utf-8") == CHUNKS
@@ -71,18 +81,18 @@ def test_a_version_holds_the_four_files_as_documented(graded: Store, tmp_path: P
 def test_the_manifest_describes_the_version(graded: Store, tmp_path: Path) -> None:
     path = export_testset(graded, "orders", out=tmp_path, created="2026-01-02T03:04:05Z").path
     data = manifest(path)
-    # The hash, by hand: the canonical JSON of the hashed manifest fields and each file's sha256.
-    files = {
-        name: hashlib.sha256((path / name).read_bytes()).hexdigest()
-        for name in ("questions.jsonl", "qrels.tsv", "chunks.jsonl")
+    # The hash, by hand: the canonical JSON of every other manifest field (files: each file's
+    # sha256 and size).
+    body = {k: v for k, v in data.items() if k != "content_hash"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert data["format"] == "labeler-testset/3"
+    assert data["content_hash"] == "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+    assert set(data["files"]) == {
+        "questions.jsonl",
+        "qrels.tsv",
+        "chunks.jsonl",
+        "completeness.jsonl",
     }
-    body = (
-        f'{{"chunking":"default","files":{{"chunks.jsonl":"{files["chunks.jsonl"]}",'
-        f'"qrels.tsv":"{files["qrels.tsv"]}","questions.jsonl":"{files["questions.jsonl"]}"}},'
-        '"format":"labeler-testset/2","min_grade":1,"name":"orders"}'
-    )
-    assert data["format"] == "labeler-testset/2"
-    assert data["content_hash"] == "sha256:" + hashlib.sha256(body.encode()).hexdigest()
     assert {k: data[k] for k in ("name", "version", "parent", "created", "chunking")} == {
         "name": "orders",
         "version": 1,
@@ -103,6 +113,10 @@ def test_the_manifest_describes_the_version(graded: Store, tmp_path: Path) -> No
         "reviewers": 1,
         "adjudicated": 0,
         "settled_by_policy": 0,
+        # q1's fourth bm25 result (webhooks) and q2's second are ungraded.
+        "partial": 2,
+        "ungraded": 2,
+        "left_out": 0,
     }
     assert data["selection"] == {
         "tags": [],
@@ -110,6 +124,17 @@ def test_the_manifest_describes_the_version(graded: Store, tmp_path: Path) -> No
         "review_status": ["accepted"],
         "min_grade": 1,
         "policy": None,
+        "require_depth": None,
+        "runs": [],
+        "partial": "include",
+    }
+    assert data["completeness"] == {
+        "rule": "every candidate graded",
+        "require_depth": None,
+        "runs": [],
+        "partial": "include",
+        "left_out": [],
+        "incomplete": ["q1", "q2"],
     }
     assert data["reviewers"] == ["ana"]
     assert data["changes"] is None
@@ -126,7 +151,8 @@ def test_exporting_again_without_change_writes_nothing(graded: Store, tmp_path: 
     graded.questions.upsert([{"id": "q4", "text": "Not graded, so not in a test set"}])
     again = export_testset(graded, "orders", out=tmp_path)
     assert (again.status, again.version, again.path) == ("unchanged", 1, first.path)
-    assert again.plan.content_hash == first.plan.content_hash
+    assert again.plan.content_key == first.plan.content_key
+    assert again.as_dict()["content_hash"] == first.plan.content_hash
     assert listing(tmp_path / "orders") == ["v1"]
 
 
@@ -140,9 +166,11 @@ def test_the_same_state_exports_byte_identical_apart_from_the_time(
     lines_one = (one.path / "manifest.json").read_text().splitlines()
     lines_two = (two.path / "manifest.json").read_text().splitlines()
     differing = [(a, b) for a, b in zip(lines_one, lines_two, strict=True) if a != b]
-    assert differing == [
-        ('  "created": "2026-01-01T00:00:00Z",', '  "created": "2026-06-30T12:00:00Z",')
+    assert [a for a, _ in differing] == [
+        f'  "content_hash": "{one.plan.content_hash}",',
+        '  "created": "2026-01-01T00:00:00Z",',
     ]
+    assert differing[1][1] == '  "created": "2026-06-30T12:00:00Z",'
 
 
 def _replace_text_and_confirm(store: Store) -> None:
@@ -157,7 +185,7 @@ def _replace_text_and_confirm(store: Store) -> None:
 
 
 CHANGES = {
-    "question text": lambda s: s.questions.upsert([{"id": "q1", "text": "How to retry a 429?"}]),
+    "question text": lambda s: retext(s, "q1", "How to retry a 429?"),
     "reference answer": lambda s: s.questions.upsert(
         [
             {
@@ -188,13 +216,13 @@ def test_any_change_in_content_is_a_new_hash_and_version(
     second = export_testset(graded, "orders", out=tmp_path)
     assert second.status == "created"
     assert (second.version, second.plan.parent) == (2, 1)
-    assert second.plan.content_hash != first.plan.content_hash
+    assert second.plan.content_key != first.plan.content_key
     assert manifest(second.path)["parent"] == 1
 
 
 def test_the_manifest_says_what_changed_since_the_parent(graded: Store, tmp_path: Path) -> None:
     export_testset(graded, "orders", out=tmp_path)
-    graded.questions.upsert([{"id": "q1", "text": "How to retry a 429?", "tags": ["api"]}])
+    retext(graded, "q1", "How to retry a 429?", tags=["api"])
     graded.labels.set_grade("q1", "default", "error-codes", "ana", 2)  # regraded
     graded.labels.set_grade("q2", "default", "webhooks", "ana", 0)  # added
     graded.labels.set_mark("q3", "default", "ana", mark="unanswerable", value=False)  # q3 leaves
@@ -466,10 +494,142 @@ def test_a_killed_exports_temporary_folder_is_cleared_by_the_next(
         assert foreign.exists()  # not ours: never touched
         assert sorted(p.name for p in result.path.iterdir()) == [
             "chunks.jsonl",
+            "completeness.jsonl",
             "manifest.json",
             "qrels.tsv",
             "questions.jsonl",
+            "signature.json",
         ]
     finally:
         running.kill()
         running.wait()
+
+
+# completeness (#19) -------------------------------------------------------------------------
+#
+# The graded fixture's pools (bm25 pools to 10): q1's run ranks error-codes 1, pagination 2,
+# rate-limits 3, webhooks 4, and ana graded the first three; q2's ranks pagination 1 (graded
+# 2) and webhooks 2 (ungraded); q3 was marked unanswerable and has no candidates.
+
+COMPLETENESS = [
+    {
+        "id": "q1",
+        "candidates": 4,
+        "graded": 3,
+        "ungraded": 1,
+        "partial": True,
+        "unanswerable": False,
+        "runs": {"bm25": {"pool_depth": 10, "pooled": 4, "ungraded": 1, "complete_to": 3}},
+    },
+    {
+        "id": "q2",
+        "candidates": 2,
+        "graded": 1,
+        "ungraded": 1,
+        "partial": True,
+        "unanswerable": False,
+        "runs": {"bm25": {"pool_depth": 10, "pooled": 2, "ungraded": 1, "complete_to": 1}},
+    },
+    {
+        "id": "q3",
+        "candidates": 0,
+        "graded": 0,
+        "ungraded": 0,
+        "partial": False,
+        "unanswerable": True,
+        "runs": {},
+    },
+]
+
+
+def records(path: Path) -> list[dict]:
+    return [json.loads(line) for line in (path / "completeness.jsonl").read_text().splitlines()]
+
+
+def test_each_question_records_how_deep_its_pool_is_graded(graded: Store, tmp_path: Path) -> None:
+    result = export_testset(graded, "orders", out=tmp_path)
+    assert records(result.path) == COMPLETENESS
+    assert [c.question_id for c in result.plan.partial] == ["q1", "q2"]
+
+
+def test_graded_means_a_current_grade_the_consensus_keeps(graded: Store, tmp_path: Path) -> None:
+    """A grade of any reviewer counts once the consensus settles it; a stale one does not; a
+    chunk added to the pool by a reviewer is a candidate like any other."""
+    graded.labels.set_grade("q2", "default", "webhooks", "ben", 0)  # q2 complete now
+    graded.labels.set_grade("q1", "default", "webhooks", "ben", 1)
+    graded.labels.set_grade("q1", "default", "webhooks", "ana", 0)  # disagree: ungraded...
+    with pytest.raises(DisagreementError):
+        export_testset(graded, "x", out=tmp_path)
+    settled = plan_export(graded, "x", out=tmp_path, selection=Selection(policy="max"))
+    assert settled.completeness["q1"].ungraded == 0  # ...until a policy settles it
+    assert settled.completeness["q2"].partial is False
+    graded.corpus.upsert_chunks(  # webhooks' text replaced: its grades go stale
+        "default", [{"id": "webhooks", "text": "Webhooks are signed."}], replace_text=True
+    )
+    stale = plan_export(graded, "x", out=tmp_path, selection=Selection(policy="max"))
+    assert [(c.question_id, c.ungraded) for c in stale.partial] == [("q1", 1), ("q2", 1)]
+    graded.pools.add("q2", "default", ["authentication"], source="search", added_by="ana")
+    added = plan_export(graded, "x", out=tmp_path, selection=Selection(policy="max"))
+    assert (added.completeness["q2"].candidates, added.completeness["q2"].ungraded) == (3, 2)
+
+
+def test_require_depth_leaves_out_and_names_the_questions_short_of_it(
+    graded: Store, tmp_path: Path
+) -> None:
+    require = Requirement(depth=2)
+    result = export_testset(graded, "orders", out=tmp_path, selection=Selection(require=require))
+    assert sorted(result.plan.content.questions) == ["q1", "q3"]  # q2 is complete to 1 only
+    assert "q2" not in (result.path / "qrels.tsv").read_text()
+    assert [r["id"] for r in records(result.path)] == ["q1", "q3"]
+    data = manifest(result.path)
+    assert data["completeness"] == {
+        "rule": "complete to depth 2 of bm25",
+        "require_depth": 2,
+        "runs": ["bm25"],
+        "partial": "leave-out",
+        "left_out": ["q2"],
+        "incomplete": [],
+    }
+    assert (data["counts"]["left_out"], data["counts"]["partial"]) == (1, 1)  # q1: webhooks
+
+
+def test_leave_out_without_a_depth_keeps_only_complete_questions(
+    graded: Store, tmp_path: Path
+) -> None:
+    require = Requirement(partial="leave-out")
+    result = export_testset(graded, "orders", out=tmp_path, selection=Selection(require=require))
+    assert list(result.plan.content.questions) == ["q3"]
+    assert manifest(result.path)["completeness"]["left_out"] == ["q1", "q2"]
+
+
+@pytest.mark.parametrize(
+    ("require", "says"),
+    [
+        (
+            Requirement(partial="error"),
+            "2 questions not graded as required (every candidate graded): q1 (1 ungraded; bm25"
+            " 3/10), q2 (1 ungraded; bm25 1/10); grade them, or export with --partial leave-out",
+        ),
+        (
+            Requirement(depth=2, partial="error"),
+            "1 question not graded as required (complete to depth 2 of bm25): q2 (1 ungraded;"
+            " bm25 1/10)",
+        ),
+    ],
+)
+def test_partial_error_refuses_the_export_naming_them(
+    graded: Store, tmp_path: Path, require: Requirement, says: str
+) -> None:
+    with pytest.raises(LabelerError, match=re.escape(says)) as caught:
+        export_testset(graded, "orders", out=tmp_path, selection=Selection(require=require))
+    assert caught.value.field == "partial"
+    assert not (tmp_path / "orders").exists()
+    assert graded.versions.recorded("orders") == {}
+
+
+def test_completeness_alone_makes_no_new_version(graded: Store, tmp_path: Path) -> None:
+    """The same content, completeness aside (a deeper run imported since): nothing written."""
+    first = export_testset(graded, "orders", out=tmp_path)
+    graded.pools.add("q1", "default", ["authentication"], source="search", added_by="ana")
+    again = export_testset(graded, "orders", out=tmp_path)
+    assert (again.status, again.version) == ("unchanged", first.version)

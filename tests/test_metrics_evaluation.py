@@ -221,3 +221,21 @@ def test_reference_and_vectorised_agree_on_a_mixed_case() -> None:
     slow = reference_evaluate(qrels, run, metrics, ks=(1, 2, 3, 10))
     for name in fast.metric_names:
         assert fast.per_question(name, scored_only=False) == pytest.approx(slow[name]), name
+
+
+def test_a_run_keyed_while_read_matches_a_test_set_in_another_order() -> None:
+    """A reader sorts a run's (question, chunk) keys by the run's own numbering of its questions
+    (``Run.pair_keys``); a test set that lists the questions in another order re-numbers them
+    (``keys.rekeyed``): the figures are those worked out by hand, and a chunk listed twice is
+    still found."""
+    qrels = {"q3": {"a": 2, "b": 1}, "q1": {"c": 1}, "q2": {"a": 1, "d": 2}}
+    run = Run.from_dict({"q1": ["x", "c"], "q2": ["x", "y", "d"], "q3": ["a", "z"]}, name="r")
+    run.pair_keys()
+    result = evaluate(qrels, run, "mrr,recall@2")
+    assert result.questions == ("q3", "q1", "q2")
+    assert result.per_question("mrr") == {"q3": 1.0, "q1": 0.5, "q2": pytest.approx(1 / 3)}
+    assert result.per_question("recall@2") == {"q3": 0.5, "q1": 1.0, "q2": 0.0}
+    twice = Run.from_dict({"q1": ["c", "y"], "q2": ["d"], "q3": ["a", "z", "a"]}, name="r")
+    twice.pair_keys()
+    with pytest.raises(LabelerError, match="question q3: chunk a is listed twice"):
+        evaluate(qrels, twice, "mrr")

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from labeler.errors import LabelerError
 from labeler.importers import import_qrels, import_run
@@ -206,3 +209,72 @@ def test_the_fast_path_takes_plain_files_only(tmp_path: Path) -> None:
         odd = tmp_path / "odd.trec"
         odd.write_text(variant, encoding="utf-8")
         assert arrowread.fast_run(odd, "r", keep_ranks=True, keep_scores=True) is None, variant
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 4, 5, 7])
+def test_the_fast_path_scan_sees_across_its_blocks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block: int
+) -> None:
+    """The scan reads the file a block at a time: a comment, a '#' id, a lone CR or a no-break
+    space that a block boundary cuts in two is still found, at every boundary, and a plain file
+    (CRLF line ends cut between CR and LF included) is still taken."""
+    monkeypatch.setattr(arrowread, "BLOCK", block)
+    plain = tmp_path / "plain.trec"
+    for text in (R, R.replace("\n", "\r\n")):
+        plain.write_bytes(text.encode("utf-8"))
+        run = arrowread.fast_run(plain, "r", keep_ranks=True, keep_scores=True)
+        assert run is not None
+        assert run.to_dict() == {"q1": ["pagination", "rate-limits"], "q2": ["webhooks"]}
+    for variant in (
+        R + "# end\n",
+        R.replace("webhooks", "#w"),
+        R.replace("\n", "\r", 1),
+        R.replace("pagination", "pagi\u00a0nation"),
+        R.replace("webhooks", "web\x01hooks"),
+    ):
+        odd = tmp_path / "odd.trec"
+        odd.write_bytes(variant.encode("utf-8"))
+        assert arrowread.fast_run(odd, "r", keep_ranks=True, keep_scores=True) is None, variant
+
+
+def _plain_by_the_rule(raw: bytes, separator: int) -> bool:
+    """The fast path's condition, stated directly: no other separator, no control character
+    but LF, CR in CR LF and the separator, no '#' opening a line or a field, no Unicode
+    whitespace or C1 control."""
+    other = b"\t" if separator == arrowread.SPACE else b" "
+    controls = bytes([*range(0, 9), 11, 12, *range(14, 32), 127])
+    text = b"\n" + raw
+    return not (
+        other in raw
+        or any(bytes([c]) in raw for c in controls)
+        or raw.replace(b"\r\n", b"").count(b"\r")
+        or b"\n#" in text
+        or bytes([separator]) + b"#" in text
+        or arrowread._UNICODE_SPACE.search(raw)
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    parts=st.lists(
+        st.sampled_from(
+            [b"a", b"1", b" ", b"\t", b"\n", b"\r", b"\r\n", b"#", b"\x00", b"\x7f", b"\xc2\xa0",
+             b"\xc3\xa9", b"\xe2\x80\x83"]
+        ),
+        max_size=40,
+    ),
+    separator=st.sampled_from([9, 32]),
+    block=st.integers(1, 9),
+)  # fmt: skip
+def test_the_fast_path_scan_follows_its_rule(
+    parts: list[bytes], separator: int, block: int
+) -> None:
+    """The vectorised scan, a block at a time, says what the rule says on any bytes."""
+    raw = b"".join(parts)
+    original = arrowread.BLOCK
+    arrowread.BLOCK = block
+    try:
+        scanned = arrowread._plain(np.frombuffer(raw, dtype=np.uint8), separator)
+    finally:
+        arrowread.BLOCK = original
+    assert scanned == _plain_by_the_rule(raw, separator)

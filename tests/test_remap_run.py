@@ -268,3 +268,121 @@ def test_without_any_document_the_remap_works_on_chunk_text_alone(store: Store) 
     store.labels.set_grade("q1", "v1", "a", "maria", 2)
     (m,) = plan_remap(store, "v1", "v2").mappings
     assert (m.new_chunk, m.decision, m.method, m.coverage) == ("m", "applied", "fuzzy", 1.0)
+
+
+# a killed remap and its report (#19 item 10) ------------------------------------------------
+
+KILL_TRIALS = 10
+
+
+def _large_remap(path) -> int:
+    """A database whose remap v1 -> v2 carries every label by identical text: 600 documents of
+    four paragraphs, the same paragraphs under new ids in v2, 2,400 questions graded on two
+    chunks each. Returns the labels."""
+    import random
+
+    rng = random.Random(19)
+    words = "order refund parcel courier invoice stock label return postage member".split()
+    with Store(path) as store:
+        store.corpus.ensure_chunking("v1")
+        store.corpus.ensure_chunking("v2")
+        v1, v2 = [], []
+        for d in range(600):
+            for p in range(4):
+                text = f"Doc {d} part {p}: " + " ".join(rng.choice(words) for _ in range(30))
+                v1.append({"id": f"a{d}-{p}", "doc_id": f"d{d}", "text": text})
+                v2.append({"id": f"b{d}-{p}", "doc_id": f"d{d}", "text": text})
+        store.corpus.upsert_chunks("v1", v1)
+        store.corpus.upsert_chunks("v2", v2)
+        store.questions.upsert([{"id": f"q{n}", "text": f"Question {n}?"} for n in range(2400)])
+        rows = [
+            (line, f"q{n}", f"a{(n + k) % 600}-{k}", (n + k) % 3)
+            for line, (n, k) in enumerate(((n, k) for n in range(2400) for k in (0, 1)), start=1)
+        ]
+        store.labels.stage_labels(rows)
+        store.labels.merge_staged_labels("v1", "maria")
+        store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return len(rows)
+
+
+def _held(path) -> tuple[int, int]:
+    """(remap records, labels the remap carried into v2) that the database holds."""
+    import sqlite3
+
+    conn = sqlite3.connect(path)
+    try:
+        runs = conn.execute("SELECT count(*) FROM remaps").fetchone()[0]
+        carried = conn.execute(
+            "SELECT count(*) FROM labels WHERE chunking = 'v2' AND reviewer = 'maria'"
+        ).fetchone()[0]
+        return runs, carried
+    finally:
+        conn.close()
+
+
+def _claimed(report) -> int:
+    import csv
+
+    with open(report, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    return sum(1 for r in rows if r["kind"] == "label" and r["decision"] == "applied")
+
+
+def test_a_killed_remap_leaves_no_report_claiming_what_the_database_does_not_hold(
+    tmp_path,
+) -> None:
+    """A real `labeler remap --report` killed with SIGKILL at points spread over its run: every
+    report left behind says only what the database holds (it is written after the commit)."""
+    import random
+    import shutil
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    base = tmp_path / "base.db"
+    labels = _large_remap(base)
+
+    def start(db, report):
+        command = [sys.executable, "-m", "labeler", "remap", "--from", "v1", "--to", "v2"]
+        return subprocess.Popen(
+            [*command, "--report", str(report), "--db", str(db)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+
+    # A whole run, timed: the report then claims exactly what the database holds.
+    whole = tmp_path / "whole.db"
+    shutil.copy(base, whole)
+    began = time.monotonic()
+    assert start(whole, tmp_path / "whole.csv").wait(timeout=600) == 0
+    seconds = time.monotonic() - began
+    assert _held(whole) == (1, labels)
+    assert _claimed(tmp_path / "whole.csv") == labels
+    assert (tmp_path / "whole.csv").stat().st_mode & 0o777 == 0o644 & ~_umask()
+
+    rng = random.Random(10)
+    outcomes = []
+    for trial in range(KILL_TRIALS):
+        db, report = tmp_path / f"t{trial}.db", tmp_path / f"t{trial}.csv"
+        shutil.copy(base, db)
+        process = start(db, report)
+        time.sleep(seconds * (trial + rng.random()) / KILL_TRIALS)
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=60)
+        runs, carried = _held(db)
+        assert (runs, carried) in ((0, 0), (1, labels)), trial  # all or nothing
+        if report.exists():
+            assert (runs, carried) == (1, labels), trial  # a report only over a committed remap
+            assert _claimed(report) == labels
+        outcomes.append((runs, report.exists()))
+    # The kills landed before the commit, after it, and (but for timing) after the report.
+    assert (0, False) in outcomes
+
+
+def _umask() -> int:
+    import os
+
+    current = os.umask(0)
+    os.umask(current)
+    return current

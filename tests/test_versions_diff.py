@@ -45,6 +45,7 @@ def write(folder: Path, content: Content, number: int) -> Path:
     for name, data in files.items():
         (folder / name).write_bytes(data)
     manifest = {
+        "format": "labeler-testset/2",  # unsigned, as versions written before #19 are
         "name": "hand",
         "version": number,
     }

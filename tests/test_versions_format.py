@@ -8,7 +8,9 @@ import pytest
 
 from labeler.errors import LabelerError
 from labeler.models import Message, Turn
+from labeler.versions.checking import inspect
 from labeler.versions.format import (
+    FORMAT_V2,
     ChunkEntry,
     Content,
     QuestionEntry,
@@ -16,11 +18,15 @@ from labeler.versions.format import (
     check_trec_ids,
     content_hash_v1,
     manifest_bytes,
+    manifest_content_key,
+    manifest_hash,
     seal,
     serialise,
     version_dirs,
 )
-from labeler.versions.reading import changed_files, parse_content, read_version
+from labeler.versions.reading import parse_content, read_version
+
+STALE = ("manifest.json (no longer matches its content hash)",)
 
 CONTENT = Content(
     questions={
@@ -46,11 +52,18 @@ CHUNKS = (
 )
 
 
+def changed(folder: Path, manifest: dict) -> tuple[str, ...]:
+    return inspect(folder, manifest)[0].changed
+
+
 def write_version(folder: Path, files: dict[str, bytes], **manifest) -> Path:
+    """A version of the previous format (labeler-testset/2: no completeness, unsigned), which
+    is still read and checked by its own rule."""
     folder.mkdir(parents=True)
     for name, data in files.items():
         (folder / name).write_bytes(data)
-    record = seal({"name": "t", "version": 1, "chunking": "default", "min_grade": 1}, files)
+    base = {"format": FORMAT_V2, "name": "t", "version": 1, "chunking": "default", "min_grade": 1}
+    record = seal(base, files)
     record.update(manifest)
     (folder / "manifest.json").write_bytes(manifest_bytes(record))
     return folder
@@ -80,24 +93,71 @@ def test_moving_bytes_between_files_changes_the_hash() -> None:
     a = {"questions.jsonl": b"ab", "qrels.tsv": b"", "chunks.jsonl": b""}
     b = {"questions.jsonl": b"a", "qrels.tsv": b"b", "chunks.jsonl": b""}
     assert content_hash_v1(a) != content_hash_v1(b)
-    assert seal({"name": "t"}, a)["content_hash"] != seal({"name": "t"}, b)["content_hash"]
+    old = {"format": FORMAT_V2, "name": "t"}
+    assert seal(old, a)["content_hash"] != seal(old, b)["content_hash"]
 
 
 @pytest.mark.parametrize(("field", "value"), [("name", "u"), ("chunking", "v2"), ("min_grade", 2)])
 def test_the_v2_hash_covers_what_changes_what_consumers_read(field: str, value: object) -> None:
     """#8 item 8: name, chunking and min_grade change what convert, import and eval read."""
     files = serialise(CONTENT)
-    base = {"name": "t", "version": 1, "chunking": "default", "min_grade": 1}
+    base = {"format": FORMAT_V2, "name": "t", "version": 1, "chunking": "default", "min_grade": 1}
     assert seal(base, files)["content_hash"] != seal({**base, field: value}, files)["content_hash"]
     informative = {**base, "created": "later", "counts": {"questions": 99}, "version": 7}
     assert seal(base, files)["content_hash"] == seal(informative, files)["content_hash"]
+
+
+V3_FILES = {**serialise(CONTENT), "completeness.jsonl": b""}
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("created", "2030-01-01T00:00:00+00:00"),
+        ("counts", {"questions": 99}),
+        ("reviewers", ["mallory"]),
+        ("policy", "max"),
+        ("version", 7),
+        ("parent", 3),
+        ("selection", {"tags": ["x"]}),
+        ("anything", "new"),
+    ],
+)
+def test_the_v3_hash_covers_every_manifest_field(field: str, value: object) -> None:
+    """#19 item 4: policy, reviewers, counts, created (and every other field) are hashed."""
+    base = {"name": "t", "version": 1, "chunking": "default", "min_grade": 1, "policy": None}
+    sealed = seal(base, V3_FILES)
+    assert sealed["format"] == "labeler-testset/3"
+    assert set(sealed["files"]) == {*V3_FILES}
+    assert sealed["content_hash"] == manifest_hash(sealed)
+    assert seal({**base, field: value}, V3_FILES)["content_hash"] != sealed["content_hash"]
+
+
+def test_the_v3_hash_is_sha256_of_the_canonical_manifest_without_it() -> None:
+    sealed = seal({"name": "t", "version": 1}, V3_FILES)
+    body = {k: v for k, v in sealed.items() if k != "content_hash"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert sealed["content_hash"] == "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_the_same_content_is_the_same_whatever_the_format_and_the_description() -> None:
+    """The export never writes the same content twice: its key ignores creation time, counts
+    and the format's other files."""
+    base = {"name": "t", "version": 1, "chunking": "default", "min_grade": 1}
+    v3 = seal({**base, "created": "now", "reviewers": ["a"]}, V3_FILES)
+    v3_later = seal({**base, "created": "later", "reviewers": ["b"], "version": 2}, V3_FILES)
+    v2 = seal({**base, "format": FORMAT_V2}, serialise(CONTENT))
+    assert v3["content_hash"] != v3_later["content_hash"]
+    assert manifest_content_key(v3) == manifest_content_key(v3_later) == manifest_content_key(v2)
+    assert manifest_content_key(v2) == v2["content_hash"]  # the v2 hash is that key
+    assert manifest_content_key({**v3, "min_grade": 2}) != manifest_content_key(v3)
 
 
 def test_an_edited_min_grade_is_a_modification(tmp_path: Path) -> None:
     folder = write_version(tmp_path / "t" / "v1", serialise(CONTENT))
     manifest = json.loads((folder / "manifest.json").read_text())
     manifest["min_grade"] = 2
-    assert changed_files(folder, manifest) == ["manifest.json (name, chunking, min_grade)"]
+    assert changed(folder, manifest) == STALE
 
 
 def test_the_folder_and_the_manifest_agree_on_the_version(tmp_path: Path) -> None:
@@ -133,7 +193,7 @@ def test_a_hand_edited_file_is_named(tmp_path: Path) -> None:
     folder = write_version(tmp_path / "t" / "v1", serialise(CONTENT))
     (folder / "qrels.tsv").write_text(QRELS.replace("\t2\n", "\t1\n"), encoding="utf-8")
     manifest = json.loads((folder / "manifest.json").read_text())
-    assert changed_files(folder, manifest) == ["qrels.tsv"]
+    assert changed(folder, manifest) == ("qrels.tsv",)
     with pytest.raises(LabelerError, match=r"modified after export .*qrels\.tsv"):
         read_version(folder)
     assert read_version(folder, allow_modified=True).content.qrels["q2"]["c1"] == 1
@@ -142,7 +202,7 @@ def test_a_hand_edited_file_is_named(tmp_path: Path) -> None:
 def test_an_edited_hash_in_the_manifest_is_caught_too(tmp_path: Path) -> None:
     folder = write_version(tmp_path / "t" / "v1", serialise(CONTENT), content_hash="sha256:0")
     manifest = json.loads((folder / "manifest.json").read_text())
-    assert changed_files(folder, manifest) == ["manifest.json (name, chunking, min_grade)"]
+    assert changed(folder, manifest) == STALE
 
 
 @pytest.mark.parametrize(
@@ -251,9 +311,10 @@ def test_a_turn_carries_its_conversation_in_questions_jsonl() -> None:
 
 def test_the_hash_covers_the_conversation(tmp_path: Path) -> None:
     manifest = {"name": "t", "version": 1, "chunking": "default"}
-    base = seal(manifest, serialise(with_turn(TURN)))["content_hash"]
+    completeness = {"completeness.jsonl": b""}
+    base = seal(manifest, serialise(with_turn(TURN)) | completeness)["content_hash"]
     other = Turn(TURN.conversation, 2, (*TURN.history[:1], Message("assistant", "100.")))
-    assert seal(manifest, serialise(with_turn(other)))["content_hash"] != base
+    assert seal(manifest, serialise(with_turn(other)) | completeness)["content_hash"] != base
     # A reviewer's search choice is a grading setting, not test-set content.
     chose = Turn(TURN.conversation, 2, TURN.history, TURN.rewrite, search="turn")
     assert serialise(with_turn(chose)) == serialise(with_turn(TURN))

@@ -12,7 +12,7 @@ from labeler.errors import LabelerError, NotFoundError
 from labeler.export import export_testset
 from labeler.store import Store
 from labeler.versions import history
-from labeler.versions.format import seal
+from labeler.versions.format import seal, version_files
 from labeler.versions.history import (
     check_intact,
     check_record,
@@ -22,6 +22,7 @@ from labeler.versions.history import (
     zip_version,
 )
 from labeler.versions.reading import read_files
+from labeler.versions.signing import project_key
 
 
 @pytest.fixture
@@ -35,7 +36,10 @@ def two_versions(loaded: Store, tmp_path: Path) -> Path:
 
 def test_versions_are_listed_oldest_first_and_checked(two_versions: Path, loaded: Store) -> None:
     infos = list_versions(two_versions, "orders", store=loaded)
-    assert [(i.number, i.intact, i.status()) for i in infos] == [(1, True, "ok"), (2, True, "ok")]
+    key = project_key(loaded).public.fingerprint
+    ok = f"ok (signed by this project's key {key})"
+    assert [(i.number, i.intact, i.status()) for i in infos] == [(1, True, ok), (2, True, ok)]
+    assert [i.signature for i in infos] == ["verified", "verified"]
     assert infos[1].manifest["parent"] == 1
     assert infos[0].recorded_hash == infos[0].manifest["content_hash"]
     check_intact(infos)
@@ -47,7 +51,9 @@ def test_a_changed_file_is_reported_and_fails_the_check(two_versions: Path) -> N
     os.chmod(questions, 0o644)
     questions.write_text(questions.read_text().replace("429", "430"), encoding="utf-8")
     infos = list_versions(two_versions, "orders")
-    assert [i.status() for i in infos] == ["MODIFIED: questions.jsonl", "ok"]
+    assert infos[0].status() == "MODIFIED: questions.jsonl"
+    # Without the database, its signature is checked against the key it carries.
+    assert infos[1].status().startswith("ok (signed by key SHA256:")
     with pytest.raises(LabelerError, match=r"v1 MODIFIED: questions\.jsonl"):
         check_intact(infos)
 
@@ -61,18 +67,22 @@ def test_a_manifest_edited_to_match_is_caught_by_the_database(
     qrels = folder / "qrels.tsv"
     qrels.write_text(qrels.read_text().replace("\t2\n", "\t1\n"), encoding="utf-8")
     manifest = json.loads((folder / "manifest.json").read_text())
-    manifest = seal(manifest, read_files(folder))  # files digests and hash recomputed: a forgery
+    files = read_files(folder, version_files(manifest))
+    manifest = seal(manifest, files)  # files digests and hash recomputed: a forgery
     (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    (folder / "signature.json").unlink()  # the signature would tell: gone with it
     info = list_versions(two_versions, "orders", store=loaded)[0]
-    assert not info.changed  # consistent in itself...
-    assert info.record_differs  # ...but not what this database exported
+    assert info.record_differs  # not what this database exported
     assert not info.intact
-    assert info.status().startswith("FORGED: this database recorded sha256:")
+    assert info.status() == (
+        "FORGED: unsigned: it has no signature.json, which every version of its format is"
+        " written with"
+    )
     with pytest.raises(LabelerError, match="v1 FORGED"):
         check_intact([info])
     with pytest.raises(LabelerError, match=r"recorded the hash .* rewritten after export"):
         check_record(loaded, folder, manifest)
-    assert list_versions(two_versions, "orders")[0].intact  # no database, no witness
+    assert not list_versions(two_versions, "orders")[0].intact  # no database: still unsigned
 
 
 def test_the_hash_covers_min_grade(two_versions: Path) -> None:
@@ -84,7 +94,8 @@ def test_the_hash_covers_min_grade(two_versions: Path) -> None:
     manifest["min_grade"] = 2
     manifest_path.write_text(json.dumps(manifest), encoding="utf-8")
     info = list_versions(two_versions, "orders")[0]
-    assert info.changed == ("manifest.json (name, chunking, min_grade)",)
+    assert info.changed == ("manifest.json field min_grade",)  # named by the signature
+    assert info.status() == "MODIFIED: manifest.json field min_grade"
 
 
 def test_an_unreadable_manifest_is_reported(two_versions: Path) -> None:
@@ -128,5 +139,7 @@ def test_a_zip_holds_the_version_and_is_the_same_every_time(two_versions: Path) 
             "orders/v2/questions.jsonl",
             "orders/v2/qrels.tsv",
             "orders/v2/chunks.jsonl",
+            "orders/v2/completeness.jsonl",
+            "orders/v2/signature.json",
         ]
         assert archive.read("orders/v2/qrels.tsv") == (folder / "qrels.tsv").read_bytes()

@@ -161,6 +161,9 @@ def card(
             )
             if candidate.others:
                 caption("Others: " + ", ".join(f"{r} {int(g)}" for r, g in candidate.others))
+            if candidate.judge:  # only after this reviewer's own grade (the core decides)
+                verdict = candidate.judge
+                caption(f"Judge {verdict.judge}: {int(verdict.grade)}. {verdict.reason or ''}")
             if reveal:
                 caption("Found by: " + describe_sources(candidate.entry))
         # The note editor and the surrounding text are built only when asked for: a page of

@@ -68,6 +68,7 @@ def from_link(store) -> None:
     st.session_state[QUEUE_KEY] = FAMILY
     for key, value in zip(_CHOICE_KEYS, _values(comparison), strict=True):
         st.session_state[key] = value
+    st.session_state["label_decide_prior"] = st.query_params.get("prior") or None
 
 
 def _values(comparison: Comparison) -> tuple[str, str, str, str]:
@@ -114,7 +115,8 @@ def comparison() -> Comparison | None:
     a, b, metric, policy = (st.session_state.get(k) for k in _CHOICE_KEYS)
     if not a or not b:
         return None
-    return Comparison(a, b, (metric or DEFAULT_METRIC).strip(), policy or DEFAULT_POLICY)
+    prior = st.session_state.get("label_decide_prior")  # from the Results page's link
+    return Comparison(a, b, (metric or DEFAULT_METRIC).strip(), policy or DEFAULT_POLICY, prior)
 
 
 def current(store, chunking: str) -> tuple[Comparison, DecisionQueue] | None:
@@ -246,7 +248,16 @@ def results_section(store, run_a: str, run_b: str, metrics: list[str], policy: s
         st.caption(f"Label next works on imported runs with one of: {titles}.")
         return
     metric = st.selectbox("Decide on", choices, key="results_decide_metric")
-    comparison = Comparison(run_a, run_b, metric, policy or DEFAULT_POLICY)
+    judges = store.ratings.metric_judges().get("relevance", [])
+    prior = st.selectbox(
+        "Judge's grades as the model's prior",
+        [None, *judges],
+        format_func=lambda j: "none" if j is None else j,
+        key="results_decide_prior",
+        help="For chunks nobody graded, an LLM judge's grade informs how likely they are to"
+        " be relevant (weighed by how often it agrees with people). Proof needs people.",
+    )
+    comparison = Comparison(run_a, run_b, metric, policy or DEFAULT_POLICY, prior)
     decision = comparison.queue(store, store.corpus.current_chunking()).decision
     note(decision.sentence(), kind="ok" if decision.status == "proven" else "info")
     st.caption(
@@ -266,7 +277,8 @@ def results_section(store, run_a: str, run_b: str, metrics: list[str], policy: s
             str(PAGES_DIR / "label.py"),
             label=f"Grade them: decide {run_a} vs {run_b} on the grading page",
             icon=":material/checklist:",
-            query_params={"decide": f"{run_a},{run_b},{metric}", "policy": comparison.policy},
+            query_params={"decide": f"{run_a},{run_b},{metric}", "policy": comparison.policy}
+            | ({"prior": prior} if prior else {}),
         )
 
 

@@ -38,6 +38,7 @@ from labeler.app.widgets import markdown_escaped, note
 from labeler.config import exports_dir, resolve_db_path
 from labeler.errors import ConflictError, LabelerError
 from labeler.store import Store
+from labeler.versions.writing import resign_recorded
 
 REVIEWER_KEY = "reviewer"
 
@@ -60,6 +61,8 @@ def _current() -> Store:
     if store is None:
         store = Store(db_path())
         _run.store = store
+        if store.versions.unsigned():  # the first open after migration 0009
+            resign_recorded(store)
     return store
 
 

@@ -14,7 +14,8 @@ from labeler.exporters.convert import FORMATS
 
 CONVERT_HELP = (
     "Write VERSION (a version folder) in other tools' formats; never from the live database."
-    "\n\nThe version is checked against its content hash first. Repeat --to for several"
+    "\n\nThe version is checked first: its content hash, and its signature (against this"
+    " project's key when the database is at hand). Repeat --to for several"
     " formats, or --to all: their files share the --out folder (their names never collide)."
     "\n\n\b\nFormats:\n"
     + "\n".join(f"    {f.name:<9} {f.files} ({f.consumer})" for f in FORMATS.values())
@@ -49,13 +50,14 @@ def convert_cmd(
     version: str, formats: tuple[str, ...], out: str | None, min_grade: int | None, db_path: Path
 ) -> None:
     from labeler.exporters.convert import convert
-    from labeler.versions.history import check_record
-    from labeler.versions.reading import read_manifest
+    from labeler.versions.history import reading_trust
 
     if db_path.exists():  # the database that exported the version, when at hand, is a witness
         with open_store(db_path) as store:
-            check_record(store, version, read_manifest(Path(version)))
-    for path in convert(version, formats, out=out, min_grade=min_grade):
+            folder, trust = reading_trust(version, store=store)
+    else:
+        folder, trust = reading_trust(version)
+    for path in convert(folder, formats, out=out, min_grade=min_grade, trust=trust):
         click.echo(str(path))
 
 

@@ -23,9 +23,15 @@ def init(db_path: Path) -> None:
     Example:
         labeler --help && labeler init --db project.db
     """
+    from labeler.versions.signing import project_key
+
     with open_store(db_path) as store:
         click.echo(
             f"Database ready: {store.path} (current chunking {store.corpus.current_chunking()!r})"
+        )
+        click.echo(
+            f"Versions are signed with its key {project_key(store).public.fingerprint}"
+            " (`labeler key show` prints the public key)"
         )
 
 

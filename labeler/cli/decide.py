@@ -53,6 +53,12 @@ POLICY_NAMES = ("median", "max", "min", "majority")
     help="Lowest grade that counts as relevant for binary metrics (nDCG uses the grades).",
 )
 @click.option(
+    "--prior-judge",
+    default=None,
+    metavar="JUDGE",
+    help="Use JUDGE's relevance grades as the model's prior for chunks nobody graded.",
+)
+@click.option(
     "--format",
     "fmt",
     type=click.Choice(("table", "json")),
@@ -68,6 +74,7 @@ def next_command(
     policy: str | None,
     chunking: str | None,
     min_grade: int,
+    prior_judge: str | None,
     fmt: str,
     db_path,
 ) -> None:
@@ -77,7 +84,9 @@ def next_command(
     says whether the difference A - B on the metric is proven (whatever grades the unjudged
     chunks of the two runs' top k get), likely (by the probability the relevance model gives),
     or open; then lists the unjudged (question, chunk) pairs whose grades would settle it
-    soonest. Label them, run it again, until proven. Works from no labels at all.
+    soonest. Label them, run it again, until proven. Works from no labels at all. With
+    --prior-judge, an LLM judge's grades inform the model for the chunks nobody graded (the
+    proof still needs people's labels).
 
     \b
     Example:
@@ -99,6 +108,7 @@ def next_command(
             confidence=confidence,
             budget=budget,
             options=Options(min_grade=min_grade),
+            prior=prior_judge,
         )
     if fmt == "json":
         echo_json(decision.as_dict())

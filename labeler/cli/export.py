@@ -15,9 +15,11 @@ from labeler.cli.base import (
     shown_path,
 )
 from labeler.config import exports_dir
+from labeler.grading.completeness import PARTIAL_CHOICES
 from labeler.grading.consensus import POLICIES
 
 SHOWN_DISAGREEMENTS = 50
+SHOWN_QUESTIONS = 20
 
 out_option = click.option(
     "--out",
@@ -65,6 +67,28 @@ def _grades(counts: dict) -> str:
     default=None,
     help="How to settle reviewers' disagreements (default: stop and list them).",
 )
+@click.option(
+    "--require-depth",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="K",
+    help="Require each question's candidates down to rank K of the runs (--run) to be graded;"
+    " the others are left out and named (or see --partial).",
+)
+@click.option(
+    "--run",
+    "runs",
+    multiple=True,
+    help="A run whose depth --require-depth requires (repeat; default: every run on the chunking).",
+)
+@click.option(
+    "--partial",
+    type=click.Choice(PARTIAL_CHOICES),
+    default=None,
+    help="Questions graded less than required (every candidate graded, or --require-depth):"
+    " include them with a warning (the default), leave-out (the default with --require-depth),"
+    " or error: refuse the export, naming them.",
+)
 @click.option("--dry-run", is_flag=True, help="Show what would be written; write nothing.")
 @format_option
 @db_option
@@ -77,6 +101,9 @@ def export_cmd(
     include_pending: bool,
     min_grade: int,
     policy: str | None,
+    require_depth: int | None,
+    runs: tuple[str, ...],
+    partial: str | None,
     dry_run: bool,
     fmt: str,
     db_path: Path,
@@ -86,15 +113,20 @@ def export_cmd(
     OUT is --out, else $LABELER_EXPORTS, else exports/ next to the database (where the app's
     Export page writes too).
 
-    The version holds manifest.json, questions.jsonl, qrels.tsv and chunks.jsonl, is never
-    changed once written, and is not written at all when an existing version already holds
-    the same content. Reviewers' disagreements stop the export unless --policy settles them.
+    The version holds manifest.json, questions.jsonl, qrels.tsv, chunks.jsonl,
+    completeness.jsonl and signature.json (signed with the project's key), is never changed
+    once written, and is not written at all when an existing version already holds the same
+    content. Reviewers' disagreements stop the export unless --policy settles them.
+
+    A question is partial when a candidate of its pool has no grade in the export; how many
+    are is said, and --require-depth / --partial decide what to do with them.
 
     \b
     Example:
         labeler export orders-faq --policy majority
     """
     from labeler.export import Selection, export_testset
+    from labeler.grading.completeness import Requirement
     from labeler.grading.consensus import DisagreementError
     from labeler.versions.diff import describe_changes
 
@@ -104,6 +136,7 @@ def export_cmd(
         include_pending=include_pending,
         min_grade=min_grade,
         policy=policy,
+        require=Requirement(depth=require_depth, runs=runs, partial=partial),
     )
     out = exports_dir(db_path, out)
     with open_store(db_path) as store:
@@ -157,6 +190,40 @@ def export_cmd(
         click.echo(
             f"Warning: {data['missing_chunks']} graded chunks are no longer in chunking"
             f" {data['chunking']!r}; their grades were left out.",
+            err=True,
+        )
+    _completeness_lines(result)
+
+
+def _listed(ids: list[str]) -> str:
+    more = len(ids) - SHOWN_QUESTIONS
+    return ", ".join(ids[:SHOWN_QUESTIONS]) + (f" and {more} more" if more > 0 else "")
+
+
+def _completeness_lines(result) -> None:
+    """How completely the version's questions are graded, and what was left out."""
+    plan = result.plan
+    summary = plan.completeness_summary()
+    partial = plan.partial
+    answerable = plan.counts["answerable"]
+    ungraded = sum(c.ungraded for c in partial)
+    click.echo(
+        f"  completeness: {len(partial)} of {answerable} answerable questions partial"
+        + (f" ({ungraded} candidates ungraded)" if partial else "")
+        + f"; required: {summary['rule']}"
+    )
+    if summary["left_out"]:
+        click.echo(
+            f"Left out {len(summary['left_out'])} question(s) not {summary['rule']}:"
+            f" {_listed(summary['left_out'])}",
+            err=True,
+        )
+    if partial:
+        shown = [f"{c.question_id} ({c.ungraded} ungraded; {c.depths()})" for c in partial]
+        click.echo(
+            f"Warning: {len(partial)} question(s) partially graded; their ungraded candidates"
+            f" count as not relevant in an evaluation: {_listed(shown)}. See the version's"
+            " completeness.jsonl; --require-depth K leaves such questions out.",
             err=True,
         )
 

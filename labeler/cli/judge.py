@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from labeler.cli import judge_run
 from labeler.cli.base import db_option, echo_json, main, open_store
 
 FORMATS = ("table", "json", "markdown")
@@ -25,8 +26,8 @@ _table_or_json = click.option(
 
 @main.group("judge")
 def judge_group() -> None:
-    """Check an LLM judge against people: import its verdicts, sample them for a blind review,
-    and report how far to trust it.
+    """Run an LLM judge or import its verdicts, sample them for people to check blind, and
+    report how far to trust it.
 
     \b
     Example:
@@ -355,6 +356,17 @@ def agreement_cmd(tag: str | None, top: int, out_format: str, db_path: Path) -> 
     else:
         click.echo(render_agreement(found, markdown=out_format == "markdown"), nl=False)
 
+
+# The commands that run a judge (``judge run``, ``prompt``, ``ratings``, ``reveal``) live in
+# their own module; the group holds them all, so loading it (``labeler judge ...``) lists every
+# one of them.
+for _command in (
+    judge_run.run_cmd,
+    judge_run.prompt_cmd,
+    judge_run.ratings_cmd,
+    judge_run.reveal_cmd,
+):
+    judge_group.add_command(_command)
 
 __all__ = [
     "agreement_cmd",

@@ -27,7 +27,7 @@ SHOWN_QUESTIONS = 20
     "--report",
     type=click.Path(dir_okay=False),
     default=None,
-    help="Write every mapping to this CSV file (also with --dry-run).",
+    help="Write every mapping to this CSV file (also with --dry-run), once the remap is committed.",
 )
 @click.option(
     "--make-current",
@@ -62,13 +62,11 @@ def remap_cmd(
         labeler import chunks new.jsonl --chunking v2
         labeler remap --from v1 --to v2 --report mapping.csv
     """
-    from labeler.remap import apply_remap, plan_remap, write_report
+    from labeler.remap import apply_remap, plan_remap
 
     with open_store(db_path) as store:
         plan = plan_remap(store, from_chunking, to_chunking, min_coverage=min_coverage)
-        if report is not None:
-            write_report(plan, report)
-        result = apply_remap(store, plan, dry_run=dry_run)
+        result = apply_remap(store, plan, dry_run=dry_run, report=report)
         if make_current and not dry_run:
             store.corpus.set_current_chunking(to_chunking)
         current = store.corpus.current_chunking()

@@ -15,6 +15,7 @@ from labeler.errors import LabelerError
 from labeler.exporters import beir, csvfile, deepeval, ragas, trec
 from labeler.versions.format import Version
 from labeler.versions.reading import read_version
+from labeler.versions.signing import NO_TRUST, Trust
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,17 +121,19 @@ def convert(
     *,
     out: str | Path | None = None,
     min_grade: int | None = None,
+    trust: Trust = NO_TRUST,
 ) -> list[Path]:
     """Write version ``version_dir`` in one format, several, or "all", into ``out``; returns
     the files written. The formats' file names never collide, so several share one folder,
     and the version is read (and checked) once for all of them.
 
-    The version is checked against its hash first: a modified version is not converted.
+    The version is checked first (its hash, and its signature under ``trust``): a modified
+    or forged version is not converted.
     ``min_grade`` (default: the manifest's) is the grade from which a chunk is a reference
     context in the Ragas and DeepEval formats.
     """
     wanted = formats_wanted(fmt)
-    version = read_version(version_dir)
+    version = read_version(version_dir, trust=trust)
     grade = version.min_grade if min_grade is None else min_grade
     if grade not in (1, 2):
         raise LabelerError(f"expected 1 or 2, got {grade!r}", field="min-grade")

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
+from labeler.atomic import write_atomically
 from labeler.spreadsheet import csv_cell, csv_line
 from labeler.versions.format import Version
 
@@ -13,16 +12,7 @@ from labeler.versions.format import Version
 def write_text(path: Path, text: str, *, bom: bool = False) -> Path:
     """Write UTF-8 with LF line endings, atomically (a reader never sees half a file)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = ("\ufeff" if bom else "") + text
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data.encode("utf-8"))
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return path
+    return write_atomically(path, (("\ufeff" if bom else "") + text).encode("utf-8"))
 
 
 def relevant_chunks(version: Version, question_id: str, min_grade: int) -> list[tuple[str, int]]:

@@ -8,7 +8,9 @@ same order across questions, so a reviewer cannot tell which system found what (
 
 ``pool`` is the one reading of a pool: the grading page, progress, ``labeler pool`` and the
 pool inspection all take it from here, with every source that put each chunk there, in one
-order of sources (``SOURCE_KINDS``).
+order of sources (``SOURCE_KINDS``). ``stored_sources`` is the same reading of many questions at
+once, as stored (no search pool is computed), the rows ``pool`` builds its entries from: what an
+export reads in its one read transaction to say how completely each question is graded.
 """
 
 from __future__ import annotations
@@ -44,6 +46,33 @@ def _source_order(source: PoolSource) -> tuple[int, str, int]:
     return (SOURCE_KINDS.index(source.kind), source.name or "", source.rank or 0)
 
 
+def _sources(
+    question: Question, provenance: list[PoolSource], generated_from: Iterable[str]
+) -> list[PoolSource]:
+    """Every source of a question's pool: the stored ones, and the chunks it was generated
+    from that the chunking holds (unless a stored source says so already; ``stored_sources``
+    follows the same rule over many questions)."""
+    generated = {s.chunk_id for s in provenance if s.kind == "generator"}
+    name = question.generator or "generated"
+    return provenance + [
+        PoolSource(chunk_id, "generator", name, None)
+        for chunk_id in dict.fromkeys(generated_from)
+        if chunk_id not in generated
+    ]
+
+
+def _entries(question: Question, sources: Iterable[PoolSource]) -> list[PoolEntry]:
+    """A question's pool from its sources: one entry per chunk, its sources in SOURCE_KINDS
+    order, in blind order."""
+    found: dict[str, dict[PoolSource, None]] = {}
+    for source in sources:
+        found.setdefault(source.chunk_id, {})[source._replace(chunk_id="")] = None
+    return [
+        PoolEntry(chunk_id, tuple(sorted(sources, key=_source_order)))
+        for chunk_id, sources in sorted(found.items(), key=lambda kv: blind_key(question.id, kv[0]))
+    ]
+
+
 def pool(store: Store, question: Question, chunking: str) -> list[PoolEntry]:
     """The question's candidates in blind order, each with the sources that found it.
 
@@ -51,19 +80,39 @@ def pool(store: Store, question: Question, chunking: str) -> list[PoolEntry]:
     it ahead, so that this is normally a read).
     """
     ensure_search_pool(store, question, chunking)
-    found: dict[str, dict[PoolSource, None]] = {}
-    for source in store.pools.provenance(question.id, chunking):
-        found.setdefault(source.chunk_id, {})[source._replace(chunk_id="")] = None
-    if question.source_chunk_ids:
-        generated = PoolSource("", "generator", question.generator or "generated", None)
-        for chunk_id in store.corpus.get_chunks(chunking, list(question.source_chunk_ids)):
-            sources = found.setdefault(chunk_id, {})
-            if not any(s.kind == "generator" for s in sources):
-                sources[generated] = None
-    return [
-        PoolEntry(chunk_id, tuple(sorted(sources, key=_source_order)))
-        for chunk_id, sources in sorted(found.items(), key=lambda kv: blind_key(question.id, kv[0]))
-    ]
+    generated_from = (
+        store.corpus.get_chunks(chunking, list(question.source_chunk_ids))
+        if question.source_chunk_ids
+        else {}
+    )
+    provenance = store.pools.provenance(question.id, chunking)
+    return _entries(question, _sources(question, provenance, generated_from))
+
+
+def stored_sources(
+    store: Store, questions: Iterable[Question], chunking: str
+) -> dict[str, list[tuple]]:
+    """Every source of each question's pool as stored, in a few queries: the rows ``pool``
+    builds its entries from, as ``(question, chunk, kind, name, rank, via)`` (a
+    ``PoolSource`` after the question). A search pool not computed yet is not in it, and
+    nothing is written, so it runs inside a read transaction."""
+    questions = list(questions)
+    provenance = store.pools.provenance_rows(chunking, [q.id for q in questions])
+    wanted = {c for q in questions for c in q.source_chunk_ids}
+    known = set(store.corpus.get_chunks(chunking, sorted(wanted))) if wanted else set()
+    found = {}
+    for q in questions:
+        rows = provenance.get(q.id, [])
+        if q.source_chunk_ids:
+            generated = {row[1] for row in rows if row[2] == "generator"}
+            name = q.generator or "generated"
+            rows = rows + [
+                (q.id, chunk_id, "generator", name, None, None)
+                for chunk_id in dict.fromkeys(q.source_chunk_ids)
+                if chunk_id in known and chunk_id not in generated
+            ]
+        found[q.id] = rows
+    return found
 
 
 def describe_sources(entry: PoolEntry) -> str:
@@ -126,4 +175,5 @@ __all__ = [
     "describe_sources",
     "inspect_pools",
     "pool",
+    "stored_sources",
 ]

@@ -64,10 +64,13 @@ def decide_runs(
     options: Options = DEFAULT_OPTIONS,
     seed: int = DEFAULT_SEED,
     runs: Callable[[str], Run] | None = None,
+    prior: str | None = None,
 ) -> Decision:
     """Is ``run_a`` better than ``run_b`` on ``metric`` with the current labels, and which
     ``budget`` pairs to grade next. ``runs`` turns a name into its run (by default the run
-    imported under that name; ``labeler.sources.next_pairs`` also takes files)."""
+    imported under that name; ``labeler.sources.next_pairs`` also takes files). ``prior``
+    names a judge whose relevance grades are the relevance model's prior for the chunks no
+    person graded (``labeler.metrics.judge_prior``); off by default."""
     check_confidence(confidence)
     if run_a == run_b:
         msg = f"compare two different runs, not {run_a!r} with itself"
@@ -79,6 +82,7 @@ def decide_runs(
         msg = f"both runs are named {a.name!r}: compare two different runs"
         raise LabelerError(msg, field="run")
     labels = current_labels(store, policy=policy, chunking=chunking)
+    grades = None if prior is None else judge_grades(store, prior, chunking)
     return decide(
         labels.qrels,
         a,
@@ -90,7 +94,17 @@ def decide_runs(
         budget=budget,
         options=options,
         seed=seed,
+        prior=grades,
     )
+
+
+def judge_grades(store: Store, judge: str, chunking: str) -> dict[tuple[str, str], int]:
+    """A judge's relevance grades, as label-next's prior; an unknown judge is an error."""
+    judges = store.ratings.metric_judges().get("relevance", [])
+    if judge not in judges:
+        msg = f"{judge!r} has no relevance grade; judges: {', '.join(judges) or 'none yet'}"
+        raise LabelerError(msg, field="prior")
+    return store.ratings.relevance_grades(judge, chunking)
 
 
 _KEPT: dict[tuple, DecisionQueue] = {}
@@ -107,10 +121,11 @@ def decision_queue(
     policy: str | None = None,
     chunking: str | None = None,
     confidence: float = DEFAULT_CONFIDENCE,
+    prior: str | None = None,
 ) -> DecisionQueue:
     """Every unjudged pair in label-next order, grouped by question (a question's place is
-    that of its most decisive pair). Kept until a label or a run changes, so the grading page
-    can ask for it on every question it opens."""
+    that of its most decisive pair). Kept until a label or a run changes (or, with a judge's
+    ``prior``, a rating), so the grading page can ask for it on every question it opens."""
     chunking = chunking or store.corpus.current_chunking()
     key = (
         str(store.path),
@@ -121,11 +136,13 @@ def decision_queue(
         chunking,
         confidence,
         store.labels.revision(),
+        prior,
+        None if prior is None else store.ratings.revision(),
     )
     with _KEPT_LOCK:
         kept = _KEPT.get(key)
     if kept is None:
-        kept = _decision_queue(store, run_a, run_b, metric, policy, chunking, confidence)
+        kept = _decision_queue(store, run_a, run_b, metric, policy, chunking, confidence, prior)
         with _KEPT_LOCK:
             while len(_KEPT) >= _KEEP:
                 _KEPT.pop(next(iter(_KEPT)))
@@ -141,6 +158,7 @@ def _decision_queue(
     policy: str | None,
     chunking: str,
     confidence: float,
+    prior: str | None = None,
 ) -> DecisionQueue:
     decision = decide_runs(
         store,
@@ -151,6 +169,7 @@ def _decision_queue(
         chunking=chunking,
         confidence=confidence,
         budget=None,
+        prior=prior,
     )
     chunks: dict[str, list[str]] = {}
     for pair in decision.pairs:
@@ -172,6 +191,7 @@ class Comparison:
     run_b: str
     metric: str
     policy: str = DEFAULT_POLICY
+    prior: str | None = None  # a judge whose grades are the relevance model's prior
 
     @classmethod
     def parse(cls, argument: str) -> Comparison:
@@ -209,7 +229,13 @@ class Comparison:
 
     def queue(self, store: Store, chunking: str | None = None) -> DecisionQueue:
         return decision_queue(
-            store, self.run_a, self.run_b, self.metric, policy=self.policy, chunking=chunking
+            store,
+            self.run_a,
+            self.run_b,
+            self.metric,
+            policy=self.policy,
+            chunking=chunking,
+            prior=self.prior,
         )
 
 
@@ -237,4 +263,5 @@ __all__ = [
     "DecisionQueue",
     "decide_runs",
     "decision_queue",
+    "judge_grades",
 ]

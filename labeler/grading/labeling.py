@@ -24,6 +24,13 @@ from labeler.store import EVERYONE, Store, check_reviewer
 
 
 @dataclass(frozen=True, slots=True)
+class JudgeVerdict:
+    judge: str
+    grade: Grade
+    reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class CandidateView:
     chunk: Chunk
     entry: PoolEntry
@@ -34,6 +41,9 @@ class CandidateView:
     others: tuple[tuple[str, Grade], ...]
     # The text the grade was given for, when the chunk's text has changed since (else None).
     graded_text: str | None = None
+    # The judge's grade and reason, when a lead shows it (``labeler judge reveal``) and only
+    # once this reviewer has a current grade of the chunk: never before their own.
+    judge: JudgeVerdict | None = None
 
     @property
     def stale(self) -> bool:
@@ -96,6 +106,7 @@ def open_question(
             if r["reviewer"] != reviewer and r["state"] == "current":
                 others.setdefault(r["chunk_id"], []).append((r["reviewer"], Grade(r["grade"])))
     my_marks = marks.get(reviewer, {})
+    verdicts = _judge_verdicts(store, question_id, chunking, mine)
     candidates = tuple(
         CandidateView(
             chunk=chunks[e.chunk_id],
@@ -104,6 +115,7 @@ def open_question(
             note=mine[e.chunk_id]["note"] if e.chunk_id in mine else None,
             others=tuple(others.get(e.chunk_id, ())),
             graded_text=mine[e.chunk_id]["graded_text"] if e.chunk_id in mine else None,
+            judge=verdicts.get(e.chunk_id),
         )
         for e in entries
         if e.chunk_id in chunks
@@ -123,6 +135,25 @@ def open_question(
         if complete
         else (),
     )
+
+
+def _judge_verdicts(
+    store: Store, question_id: str, chunking: str, mine: dict[str, dict]
+) -> dict[str, JudgeVerdict]:
+    """The shown judge's grade of each chunk this reviewer has a current grade of (a stale
+    grade is no grade: the judge stays hidden until it is confirmed); none when no judge is
+    shown."""
+    judge = store.ratings.revealed_judge()
+    graded = {c for c, row in mine.items() if row["graded_text"] is None}
+    if judge is None or not graded:
+        return {}
+    return {
+        chunk: JudgeVerdict(judge, Grade(int(value)), reason)
+        for chunk, (value, reason) in store.ratings.relevance_verdicts(
+            judge, chunking, question_id
+        ).items()
+        if chunk in graded
+    }
 
 
 # writes --------------------------------------------------------------------------------------
@@ -283,6 +314,7 @@ def progress(store: Store, reviewer: str | None, *, chunking: str | None = None)
 
 __all__ = [
     "CandidateView",
+    "JudgeVerdict",
     "QuestionView",
     "add_candidate",
     "grade",

@@ -1,5 +1,6 @@
-"""What every row-by-row import shares: one id once per file, rows written in batches, and a
-file read a batch ahead of the writing."""
+"""What every row-by-row import shares: one id once per file, rows written in batches, a file
+read a batch ahead of the writing, and the refusal of a file that would change a graded
+question's text in silence."""
 
 from __future__ import annotations
 
@@ -117,3 +118,29 @@ def read_ahead(
     finally:
         stop.set()
         thread.join()
+
+
+SHOWN_CHANGES = 20
+
+
+def refuse_question_text_changes(
+    changes: list[tuple[str, int | None, int, bool]], *, path: Path
+) -> None:
+    """Refuse a file that would change, in silence, the text a question's labels were given
+    for (its labels would go on into every export under the new text)."""
+    if not changes:
+        return
+    listed = ", ".join(
+        f"{question_id} ({labels} label{'' if labels == 1 else 's'})"
+        for question_id, _, labels, _ in changes[:SHOWN_CHANGES]
+    )
+    if len(changes) > SHOWN_CHANGES:
+        listed += f" and {len(changes) - SHOWN_CHANGES} more"
+    many = len(changes) != 1
+    msg = (
+        f"changes the text of {len(changes)} question{'s' if many else ''} already graded:"
+        f" {listed}. Their labels were given for the old text: import the new text under a"
+        " new id, or pass --replace-text to replace it and mark those labels stale (left out"
+        " of exports until a reviewer confirms or changes them)"
+    )
+    raise LabelerError(msg, path=path, line=changes[0][1], field="question")

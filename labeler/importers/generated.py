@@ -12,6 +12,7 @@ from pathlib import Path
 
 from labeler.conversations import check_unique_turns
 from labeler.errors import LabelerError, shown
+from labeler.importers.batching import refuse_question_text_changes
 from labeler.importers.contexts import ContextMatch, ContextMatcher, strip_hop
 from labeler.models import ImportReport, Turn
 from labeler.readers import empty_file
@@ -223,6 +224,7 @@ def write_generated(
                 continue
             values = {
                 "id": row.id,
+                "line": row.line,
                 "text": row.text,
                 "reference_answer": row.reference,
                 "generator": row.generator,
@@ -240,6 +242,7 @@ def write_generated(
         for start in range(0, len(upserts), 1000):
             a, u = store.questions.upsert(upserts[start : start + 1000])
             added, updated = added + a, updated + u
+        refuse_question_text_changes(store.questions.take_text_changes(), path=path)
         for row, contexts in generation:
             store.reviews.save_generation(
                 row.id,

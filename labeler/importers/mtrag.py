@@ -44,7 +44,7 @@ from typing import Any
 
 from labeler.conversations import TurnRegister, check_history, read_messages, turn_id
 from labeler.errors import LabelerError, shown
-from labeler.importers.batching import batched, read_ahead
+from labeler.importers.batching import batched, read_ahead, refuse_question_text_changes
 from labeler.importers.staging import keyed, lines_named
 from labeler.models import ImportReport, Message, Turn
 from labeler.readers import (
@@ -364,6 +364,7 @@ class _Writer:
                 "reference_answer": t.reference,
                 "tags": sorted({*t.tags, *self.tags}),
                 "turn": t.turn,
+                "line": t.line,
             }
             for t in tasks
         ]
@@ -373,6 +374,8 @@ class _Writer:
             if error.path is not None:
                 raise
             raise LabelerError(error.message, path=self.path, field=error.field) from None
+        # A turn already graded keeps the text its labels were given for (as in every import).
+        refuse_question_text_changes(self.store.questions.take_text_changes(), path=self.path)
         self.counts["turns added"] += added
         self.counts["turns updated"] += updated
         self.counts["turns"] += len(rows)

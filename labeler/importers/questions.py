@@ -20,7 +20,7 @@ from pathlib import Path
 
 from labeler.conversations import TurnRegister, read_turn
 from labeler.errors import LabelerError, shown
-from labeler.importers.batching import upsert_unique
+from labeler.importers.batching import refuse_question_text_changes, upsert_unique
 from labeler.importers.generated import (
     GeneratedImport,
     GeneratedQuestion,
@@ -135,10 +135,16 @@ def generated_question(record: dict, *, path: Path, line: int) -> GeneratedQuest
 
 
 def import_questions(
-    store: Store, path: str | Path, *, progress: Progress | None = None
+    store: Store,
+    path: str | Path,
+    *,
+    progress: Progress | None = None,
+    replace_text: bool = False,
 ) -> ImportReport | GeneratedImport:
     """Questions, human ones (accepted) and generated ones (pending review, contexts matched
-    to chunks), in one transaction. A file with no question is an error."""
+    to chunks), in one transaction. A file with no question is an error. A file that gives a
+    question carrying labels a new text is refused, unless ``replace_text``: then its labels
+    become stale (``labeler.store.Questions.upsert``)."""
     path = check_file(path)
     generated: list[GeneratedQuestion] = []
 
@@ -151,7 +157,9 @@ def import_questions(
 
     records = iter_records(path, progress, accept=IMPORT_KINDS["questions"].reads)
     with store.write():
-        report = write_questions(store, path, human(records), required=False)
+        report = write_questions(
+            store, path, human(records), required=False, replace_text=replace_text
+        )
         if not generated:
             if not report.added + report.updated + report.unchanged:
                 raise empty_file(path, "questions")
@@ -176,23 +184,39 @@ def write_questions(
     *,
     kind: str = "questions",
     required: bool = True,
+    replace_text: bool = False,
 ) -> ImportReport:
     """The checks and writes of a question import, over records from any reader. A file with
-    no question is an error (unless not ``required``: a file of generated questions only)."""
+    no question is an error (unless not ``required``: a file of generated questions only); so
+    is one that changes the text of a judged question, unless ``replace_text``."""
     with store.write():
         added, updated, unchanged = upsert_unique(
             _unique_turns(
-                ((line, question_row(record, path=path, line=line)) for line, record in records),
+                (
+                    (line, {**question_row(record, path=path, line=line), "line": line})
+                    for line, record in records
+                ),
                 path,
             ),
-            store.questions.upsert,
+            lambda rows: store.questions.upsert(rows, replace_text=replace_text),
             path=path,
             what="question",
             batch=5000,
         )
         if required and not added + updated + unchanged:
             raise empty_file(path, kind)
-    return ImportReport(kind, str(path), added=added, updated=updated, unchanged=unchanged)
+        changes = store.questions.take_text_changes()
+        refuse_question_text_changes([c for c in changes if not c[3]], path=path)
+    detail = ""
+    stale = sum(c[2] for c in changes)
+    if changes:
+        detail = (
+            f"{len(changes)} graded question{'' if len(changes) == 1 else 's'} got a new text:"
+            f" {stale} label{'' if stale == 1 else 's'} now stale"
+        )
+    return ImportReport(
+        kind, str(path), added=added, updated=updated, unchanged=unchanged, detail=detail
+    )
 
 
 def _unique_turns(rows: Iterable[tuple[int, dict]], path: Path) -> Iterable[tuple[int, dict]]:

@@ -182,10 +182,23 @@ IMPORT_KINDS: dict[str, ImportKind] = {
             "questions with optional reference answers and tags",
             "Questions (JSONL, JSON, CSV, TSV): id and question (or text, query, user_input,"
             " input); optional reference answer (reference_answer, reference, expected_output,"
-            " ground_truth) and tags. Fields a file does not carry keep their stored values.",
+            " ground_truth) and tags. Fields a file does not carry keep their stored values. A"
+            " file that changes the text of questions carrying labels is refused (exit 2,"
+            " naming them), unless --replace-text.",
             "labeler import questions questions.csv",
             "labeler.importers.questions:import_questions",
             reads=("jsonl", "json", "csv", "tsv"),
+            options=(
+                ImportOption(
+                    "replace_text",
+                    "flag",
+                    "Replace the text of questions that carry labels; their labels become stale"
+                    " (left out of exports) until a reviewer confirms or changes them, and their"
+                    " unanswerable marks are withdrawn.",
+                    default=False,
+                    label="Replace the text of graded questions (their labels become stale)",
+                ),
+            ),
         ),
         ImportKind(
             "run",

@@ -1,16 +1,17 @@
 """Read a test set back into a database: one of our versions, or a BEIR folder.
 
-A version (``manifest.json`` + the three content files, checked against its hash) comes in as:
+A version (``manifest.json`` and its files, checked against its hash and its signature) comes in
+as:
 its chunks into the chunking the manifest names (created if missing; a chunk that is already
 there with another text, title or document is a conflict, not an overwrite), its questions
 (a turn of a conversation with its conversation), its
 qrels as the labels of reviewer ``testset:<name>@v<N>``, and its unanswerable questions marked
-by that reviewer. Exporting that database again gives the same content hash.
+by that reviewer. Exporting that database again gives the same content (``content_key``).
 
 A BEIR folder (``corpus.jsonl``, ``queries.jsonl``, ``qrels/``) is read by the BEIR importer;
 the extra fields our BEIR conversion writes on queries (``reference_answer``, ``tags``,
 ``unanswerable``) are read too, so export -> convert to BEIR -> import -> export also gives the
-same hash.
+same content.
 
 Everything is one transaction: a bad line anywhere writes nothing. Grading progress is not
 recomputed for the questions of a version (a full-text search each); the grading page does it
@@ -24,13 +25,14 @@ from pathlib import Path
 
 from labeler.conversations import read_turn
 from labeler.errors import LabelerError, shown
+from labeler.importers.batching import refuse_question_text_changes
 from labeler.importers.beir import import_beir
 from labeler.models import ImportReport
 from labeler.readers import as_bool, as_id, as_name, as_tags, as_text, iter_jsonl
 from labeler.store import Store, check_reviewer
 from labeler.versions.format import QRELS, Version
-from labeler.versions.history import check_record
-from labeler.versions.reading import read_version
+from labeler.versions.history import check_record, trust_for
+from labeler.versions.reading import read_manifest, read_version
 
 REVIEWER_PREFIX = "testset:"
 
@@ -90,7 +92,8 @@ def import_testset(
     if not folder.is_dir():
         raise LabelerError("not a folder", path=folder)
     if (folder / "manifest.json").is_file():
-        version = read_version(folder, allow_modified=allow_modified)
+        trust = trust_for(store, folder, read_manifest(folder))
+        version = read_version(folder, allow_modified=allow_modified, trust=trust)
         if not allow_modified:
             check_record(store, folder, version.manifest)
         return _import_version(store, version, chunking=chunking, reviewer=reviewer)
@@ -140,10 +143,14 @@ def _import_chunks(store: Store, version: Version, chunking: str) -> ImportRepor
 
 
 def _import_questions(store: Store, rows: list[dict], path: Path) -> ImportReport:
+    """The questions of a version (or of a BEIR folder's unanswerable queries); a question
+    this database holds with other labels and another text is refused, as by `labeler import
+    questions`."""
     added = updated = 0
     for start in range(0, len(rows), 5000):
         a, u = store.questions.upsert(rows[start : start + 5000])
         added, updated = added + a, updated + u
+    refuse_question_text_changes(store.questions.take_text_changes(), path=path)
     return ImportReport(
         "questions", str(path), added=added, updated=updated, unchanged=len(rows) - added - updated
     )
@@ -202,9 +209,10 @@ def _import_version(
                 "text": q.text,
                 "reference_answer": q.reference_answer,
                 "tags": list(q.tags),
+                "line": line,
             }
             | ({"turn": q.turn} if q.turn is not None else {})
-            for q in content.questions.values()
+            for line, q in enumerate(content.questions.values(), start=1)
         ]
         reports.append(_import_questions(store, rows, version.path / "questions.jsonl"))
         reports.append(_import_qrels(store, version, chunking, reviewer))

@@ -1,21 +1,21 @@
-"""Judges and people rating the same items: import, spot-check samples, the blind review, the
-trust report, and the export back to Ragas. The statistics live in ``labeler.agreement``."""
+"""Judges and people rating the same items: import, spot-check samples, the blind review,
+the trust report, the export back to Ragas, and the judge run (an LLM judge's grades made
+here, against an OpenAI-compatible endpoint). The statistics live in ``labeler.agreement``.
 
-from labeler.judge.export import ragas_annotated
-from labeler.judge.importing import JudgeImport, import_judgements
-from labeler.judge.report import Report, build_report, metric_report
-from labeler.judge.sampling import SamplePlan, sample_plan
-from labeler.judge.scales import Scale, parse_scale
+Names load on first use (``labeler.lazy``): ``labeler judge run`` needs neither numpy nor
+the report.
+"""
 
-__all__ = [
-    "JudgeImport",
-    "Report",
-    "SamplePlan",
-    "Scale",
-    "build_report",
-    "import_judgements",
-    "metric_report",
-    "parse_scale",
-    "ragas_annotated",
-    "sample_plan",
-]
+from labeler.lazy import lazy_exports
+
+__getattr__, __all__ = lazy_exports(
+    __name__,
+    {
+        "export": ("ragas_annotated",),
+        "importing": ("JudgeImport", "import_judgements"),
+        "report": ("Report", "build_report", "metric_report"),
+        "sampling": ("SamplePlan", "sample_plan"),
+        "scales": ("Scale", "parse_scale"),
+        "run": ("RunOptions", "RunSummary", "plan_run", "run_judge"),
+    },
+)

@@ -15,10 +15,9 @@ Re-importing the file gives the same ratings back.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
+from labeler.atomic import write_atomically
 from labeler.errors import LabelerError
 from labeler.judge.report import human_verdicts, metric_scale, report_metrics
 from labeler.judge.sampling import choose_judge
@@ -132,15 +131,11 @@ def ragas_annotated(
 
 
 def write_json(data: object, out: str | Path) -> Path:
-    """Write atomically: a temporary file in the same folder, then a rename."""
+    """Write atomically, with ordinary permissions (``labeler.atomic``)."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.")
-    with os.fdopen(handle, "w", encoding="utf-8") as stream:
-        json.dump(data, stream, ensure_ascii=False, indent=2)
-        stream.write("\n")
-    Path(temporary).replace(out)
-    return out
+    text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    return write_atomically(out, text.encode("utf-8"))
 
 
 __all__ = ["PROMPT", "TARGETS", "annotated_samples", "ragas_annotated", "write_json"]

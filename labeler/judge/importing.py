@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -274,6 +274,83 @@ def _staged_rows(
         )
 
 
+def stage_ratings(store: Store, rows: Iterable[Rating], path: Path) -> None:
+    """Stage ``rows`` (and their items) in the temporary tables, checked as they stream by;
+    inside the caller's transaction."""
+    items: list[tuple] = []
+    seen: dict[str, Item] = {}
+    store.ratings.begin_rating_stage()
+    batch: list[tuple] = []
+    for staged in _staged_rows(rows, path, items, seen):
+        batch.append(staged)
+        if len(batch) >= 50_000:
+            store.ratings.stage_ratings(batch)
+            batch.clear()
+            store.ratings.stage_items(items)
+            items.clear()
+    store.ratings.stage_ratings(batch)
+    store.ratings.stage_items(items)
+
+
+def merge_ratings(
+    store: Store,
+    path: Path,
+    settled: Iterable[MetricSettled],
+    *,
+    chunking: str,
+    source: str,
+    action: str = "import",
+    value_fields: Mapping[str, str] | None = None,
+) -> tuple[dict[str, tuple[int, int, int]], dict[str, int]]:
+    """Check the staged ratings against their settled scales and the database, turn people's
+    relevance grades into labels, and merge the rest into the ratings; inside the caller's
+    transaction. Returns (labels written per reviewer, the merge's counts). ``value_fields``:
+    where the file holds a metric's values, when not in a field called "verdict" (a Ragas
+    column named after the metric), for the error to name."""
+    from labeler.importers.qrels import write_labels
+
+    for metric in settled:
+        scale = metric.scale
+        # A template the store fills with the value: the name's braces are its text.
+        named = f"{Quoted(metric.name)}".replace("{", "{{").replace("}", "}}")
+        store.ratings.check_staged_verdicts(
+            str(path),
+            metric.name,
+            _sql_condition(scale),
+            f"{{!r}} is not a verdict on {named}'s scale: {scale.describe()}",
+            field=(value_fields or {}).get(metric.name, "verdict"),
+        )
+    store.ratings.resolve_staged_items(chunking, str(path))
+    store.ratings.check_staged_ratings(str(path))
+    labels: dict[str, tuple[int, int, int]] = {}
+    for name, lines in store.ratings.staged_human_relevance().items():
+        report = write_labels(store, path, lines, reviewer=name, chunking=chunking, skipped=[0])
+        labels[name] = (report.added, report.updated, report.unchanged)
+    store.ratings.drop_staged_human_relevance()
+    counts = store.ratings.merge_staged_ratings(chunking, source, action=action)
+    return labels, counts
+
+
+def declare_metric(store: Store, metric: MetricSettled) -> None:
+    """Store a metric's settled scale (and threshold)."""
+    store.ratings.save_metric(
+        metric.name,
+        scale=metric.scale.spec,
+        threshold=metric.scale.threshold if metric.scale.kind == "score" else None,
+        threshold_source=metric.threshold_source,
+        pass_when=metric.scale.pass_when,
+    )
+
+
+def save_settled(store: Store, metric: MetricSettled, *, stated: bool) -> None:
+    """Store a metric's settled scale; the staged passes of a score metric follow it."""
+    declare_metric(store, metric)
+    if metric.scale.kind == "score":
+        store.ratings.settle_staged_passes(metric.name, stated=stated)
+        if stated:
+            store.ratings.rescore_metric(metric.name)
+
+
 def import_judgements(
     store: Store,
     path: str | Path,
@@ -286,33 +363,14 @@ def import_judgements(
     chunking: str | None = None,
 ) -> JudgeImport:
     """Import a judge file (see the module docstring); returns what changed."""
-    from labeler.importers.qrels import write_labels
-
     path = check_file(path)
     scales, thresholds = dict(scales or {}), dict(thresholds or {})
     chunking = chunking or store.corpus.current_chunking()
     kind = get_format(fmt) if fmt else detect_format(path)
     source = kind.read(path, ReadOptions(judge=judge, reviewer=reviewer))
     stored_metrics = store.ratings.metrics()
-    items: list[tuple] = []
-    seen: dict[str, Item] = {}
     with store.write():
-        store.ratings.begin_rating_stage()
-
-        def flush_items() -> None:
-            store.ratings.stage_items(items)
-            items.clear()
-
-        batch: list[tuple] = []
-        for staged in _staged_rows(source.rows, path, items, seen):
-            batch.append(staged)
-            if len(batch) >= 50_000:
-                store.ratings.stage_ratings(batch)
-                batch.clear()
-                flush_items()
-        store.ratings.stage_ratings(batch)
-        flush_items()
-
+        stage_ratings(store, source.rows, path)
         values = store.ratings.staged_metric_values()
         # A metric already stored, or declared, is one: its values are checked, not guessed at.
         for name in sorted(source.tentative - set(scales) - set(stored_metrics)):
@@ -343,37 +401,17 @@ def import_judgements(
                 path=path,
             )
             check_stored_fit(store, metric, stored_metrics.get(name))
-            scale = metric.scale
-            # A template the store fills with the value: the name's braces are its text.
-            named = f"{Quoted(name)}".replace("{", "{{").replace("}", "}}")
-            store.ratings.check_staged_verdicts(
-                str(path),
-                name,
-                _sql_condition(scale),
-                f"{{!r}} is not a verdict on {named}'s scale: {scale.describe()}",
-                field=source.value_fields.get(name, "verdict"),
-            )
             settled.append(metric)
-        store.ratings.resolve_staged_items(chunking, str(path))
-        store.ratings.check_staged_ratings(str(path))
         for metric in settled:
-            store.ratings.save_metric(
-                metric.name,
-                scale=metric.scale.spec,
-                threshold=metric.scale.threshold if metric.scale.kind == "score" else None,
-                threshold_source=metric.threshold_source,
-                pass_when=metric.scale.pass_when,
-            )
-            if metric.scale.kind == "score":
-                store.ratings.settle_staged_passes(metric.name, stated=metric.name in thresholds)
-                if metric.name in thresholds:
-                    store.ratings.rescore_metric(metric.name)
-        labels: dict[str, tuple[int, int, int]] = {}
-        for name, lines in store.ratings.staged_human_relevance().items():
-            report = write_labels(store, path, lines, reviewer=name, chunking=chunking, skipped=[0])
-            labels[name] = (report.added, report.updated, report.unchanged)
-        store.ratings.drop_staged_human_relevance()
-        counts = store.ratings.merge_staged_ratings(chunking, str(path))
+            save_settled(store, metric, stated=metric.name in thresholds)
+        labels, counts = merge_ratings(
+            store,
+            path,
+            settled,
+            chunking=chunking,
+            source=str(path),
+            value_fields=source.value_fields,
+        )
     return JudgeImport(
         path=str(path),
         format=kind.name,
@@ -384,4 +422,14 @@ def import_judgements(
     )
 
 
-__all__ = ["JudgeImport", "MetricSettled", "check_stored_fit", "import_judgements", "settle_scale"]
+__all__ = [
+    "JudgeImport",
+    "MetricSettled",
+    "check_stored_fit",
+    "declare_metric",
+    "import_judgements",
+    "merge_ratings",
+    "save_settled",
+    "settle_scale",
+    "stage_ratings",
+]

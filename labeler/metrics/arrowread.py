@@ -13,6 +13,7 @@ the line and the field.
 from __future__ import annotations
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -23,66 +24,94 @@ from labeler.metrics.tables import Qrels, Run
 from labeler.readers.fields import GRADE_LIMIT
 from labeler.readers.files import BOM, UTF16_BOMS
 
-BLOCK = 1 << 23
+BLOCK = 1 << 20  # bytes scanned at a time: small enough to stay in the CPU cache for every pass
+HEAD = 1 << 16  # bytes that decide the separator
 RANK_LIMIT = 2**31
-# Bytes the grammar treats otherwise than a single-separator split: control characters (all
-# but tab, LF and CR), and the UTF-8 forms of C1 controls and Unicode whitespace.
-_CONTROL = bytes([*range(0, 9), 11, 12, *range(14, 32), 127])
-_KEEP = bytes(b for b in range(256) if b not in _CONTROL)
+TAB, LF, CR, SPACE, HASH, DEL = 9, 10, 13, 32, 35, 127
+# The UTF-8 forms of C1 controls and Unicode whitespace: characters the grammar treats otherwise
+# than a single-separator split, as it does control characters (all but tab, LF and CR).
 _UNICODE_SPACE = re.compile(
     rb"\xc2[\x80-\xa0]|\xe1\x9a\x80|\xe2\x80[\x80-\x8a\xa8\xa9\xaf]|\xe2\x81\x9f|\xe3\x80\x80"
 )
 
 
+def _separator(data: np.ndarray) -> int | None:
+    """The tab (when the file's first 64 KiB hold one) or the space; None when the file starts
+    with a byte-order mark (or is empty): the line reader deals with those."""
+    head = data[:HEAD].tobytes()
+    if not head or head.startswith((BOM, *UTF16_BOMS)):
+        return None
+    return TAB if b"\t" in head else SPACE
+
+
+def _plain(data: np.ndarray, separator: int) -> bool:
+    """Whether the whole file (its bytes, ``data``) splits the same way on ``separator`` as the
+    grammar splits it: no control character but LF, CR (in CR LF) and the separator; not the
+    other separator; no '#' at the start of a line or of a field; no Unicode whitespace.
+
+    numpy counts a block at a time (a few vector passes over bytes that stay in the CPU cache,
+    without the GIL, so the scan runs beside Arrow's parse); the rare bytes ('#', CR, non-ASCII)
+    are then looked at where they are. A doubled, leading or trailing separator need not be
+    looked for: it makes an empty field, so Arrow finds a line with one column too many and
+    declines the file."""
+    other = SPACE if separator == TAB else TAB
+    for start in range(0, len(data), BLOCK):
+        block = data[start : start + BLOCK]
+        controls = np.count_nonzero(block < SPACE)
+        expected = np.count_nonzero(block == LF) + (
+            np.count_nonzero(block == TAB) if separator == TAB else 0
+        )
+        if controls != expected and not _carriage_returns(data, start, block, controls - expected):
+            return False  # a control character, or a tab in a file separated by spaces
+        if separator == TAB and (block == other).any():
+            return False
+        if (block == HASH).any() and _hash_at_field_start(data, start, block, separator):
+            return False  # a comment line, or an id the grammar refuses
+        if (block >= DEL).any() and _unusual_text(data, start, block):
+            return False
+    return True
+
+
+def _carriage_returns(data: np.ndarray, start: int, block: np.ndarray, unexplained: int) -> bool:
+    """Whether the ``unexplained`` control bytes of ``block`` are all CRs that end a line (CR
+    LF; the LF may open the next block)."""
+    crs = np.flatnonzero(block == CR)
+    if len(crs) != unexplained:
+        return False
+    after = crs + start + 1
+    return bool(after[-1] < len(data) and (data[after] == LF).all())
+
+
+def _hash_at_field_start(data: np.ndarray, start: int, block: np.ndarray, separator: int) -> bool:
+    """Whether a '#' of ``block`` opens a line or a field."""
+    at = np.flatnonzero(block == HASH) + start
+    if at[0] == 0:
+        return True
+    before = data[at - 1]
+    return bool(((before == LF) | (before == separator)).any())
+
+
+def _unusual_text(data: np.ndarray, start: int, block: np.ndarray) -> bool:
+    """Whether ``block`` holds DEL, Unicode whitespace or a C1 control (whose UTF-8 bytes may
+    begin in the block before or end in the next), or an invisible formatting character (a
+    zero width space) the id rule refuses."""
+    if (block == DEL).any():
+        return True
+    around = data[max(start - 2, 0) : start + len(block) + 2].tobytes()
+    return _UNICODE_SPACE.search(around) is not None or _invisible(around)
+
+
 def _invisible(data: bytes) -> bool:
-    """Whether a block holds a character the id rule refuses that is neither whitespace nor a
-    control character: an invisible formatting one (a zero width space). Not printable is a
-    superset (private-use and unassigned characters too): the line reader then decides."""
-    text = data.decode("utf-8", "ignore")  # a character cut by the block's end is dropped
+    """Whether the bytes hold a character that is neither whitespace nor a control character
+    but is not printable: an invisible formatting one (U+200B). Not printable is a superset
+    (private-use and unassigned characters too): the line reader then decides."""
+    text = data.decode("utf-8", "ignore")  # a character cut at either end is dropped
     return not text.replace("\n", "").replace("\t", "").replace("\r", "").isprintable()
 
 
-def _plain(path: Path) -> bytes | None:
-    """The separator (b" " or b"\\t") when the whole file splits the same way on it as the
-    grammar splits it; None otherwise. Reads the file in blocks (no copy of it is kept), with
-    one-byte searches first (memchr speed): most files hold no '#', CR or other separator.
-
-    A doubled, leading or trailing separator need not be looked for: it makes an empty field,
-    so Arrow finds a line with one column too many and declines the file."""
-    separator: bytes | None = None
-    tail = b"\n"
-    crs = crlfs = 0
-    with path.open("rb") as handle:
-        while block := handle.read(BLOCK):
-            if separator is None:
-                if block.startswith((BOM, *UTF16_BOMS)):
-                    return None
-                separator = b"\t" if b"\t" in block[: 1 << 16] else b" "
-            other = b" " if separator == b"\t" else b"\t"
-            data = tail + block
-            if other in block:
-                return None
-            if b"#" in data and (b"\n#" in data or separator + b"#" in data):
-                return None  # a comment line, or an id the grammar refuses
-            if b"\r" in block:
-                crs += block.count(b"\r")
-                crlfs += data.count(b"\r\n") - tail.count(b"\r\n")
-            if data.translate(None, _KEEP):
-                return None  # control characters
-            if not block.isascii() and (_UNICODE_SPACE.search(data) or _invisible(data)):
-                return None
-            tail = data[-3:]
-    if separator is None or crs != crlfs:
-        return None
-    return separator
-
-
-def _columns(path: Path, names: list[str], types: dict[str, str]) -> dict[str, Any] | None:
-    """The columns named in ``types`` when the file is plain (``_plain``) and Arrow parses
-    every line into exactly ``names``; None when anything is unusual."""
-    separator = _plain(path)
-    if separator is None:
-        return None
+def _parse(source: Any, separator: int, names: list[str], types: dict[str, str]) -> Any:
+    """Arrow's table of the columns named in ``types``, or None when a line does not parse into
+    exactly ``names`` of those types."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
@@ -93,11 +122,11 @@ def _columns(path: Path, names: list[str], types: dict[str, str]) -> dict[str, A
         "float": pa.float64(),
     }
     try:
-        table = pcsv.read_csv(
-            path,
+        return pcsv.read_csv(
+            source,
             read_options=pcsv.ReadOptions(column_names=names, block_size=1 << 22),
             parse_options=pcsv.ParseOptions(
-                delimiter=separator.decode(), quote_char=False, escape_char=False
+                delimiter=chr(separator), quote_char=False, escape_char=False
             ),
             convert_options=pcsv.ConvertOptions(
                 column_types={n: arrow_types[t] for n, t in types.items()},
@@ -108,24 +137,56 @@ def _columns(path: Path, names: list[str], types: dict[str, str]) -> dict[str, A
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError):
         return None
+
+
+def _columns(path: Path, names: list[str], types: dict[str, str]) -> dict[str, Any] | None:
+    """The columns named in ``types`` when the file is plain (``_plain``) and Arrow parses
+    every line into exactly ``names``; None when anything is unusual.
+
+    The file is mapped into memory once (read in place from the page cache, no copy): Arrow
+    parses it (in its threads, without the GIL) while this thread scans the same bytes, and the
+    scan's verdict decides whether the table is used."""
+    import pyarrow as pa
+
+    if path.stat().st_size == 0:
+        return None
+    mapped = pa.memory_map(str(path)).read_buffer()
+    data = np.frombuffer(mapped, dtype=np.uint8)
+    separator = _separator(data)
+    if separator is None:
+        return None
+    with ThreadPoolExecutor(max_workers=1) as worker:
+        parsing = worker.submit(_parse, pa.BufferReader(mapped), separator, names, types)
+        plain = _plain(data, separator)
+        table = parsing.result()
+    if not plain or table is None:
+        return None
     if table.num_rows == 0 or any(table[c].null_count for c in types):
         return None
     table = table.unify_dictionaries()  # one dictionary, in order of first appearance
     return {name: table[name] for name in types}
 
 
-def _numbers(column: Any, dtype: type) -> np.ndarray:
-    """A numeric Arrow column (no nulls) as one numpy array, read from its buffers.
+def _parts(column: Any, dtype: type) -> list[np.ndarray]:
+    """A numeric Arrow column's chunks (no nulls) as numpy views of their buffers (no copy).
 
     (``ChunkedArray.to_numpy`` would import pandas, which costs more than the whole read.)
     """
     size = np.dtype(dtype).itemsize
-    parts = [
+    return [
         np.frombuffer(chunk.buffers()[1], dtype=dtype, count=len(chunk), offset=chunk.offset * size)
         for chunk in column.chunks
         if len(chunk)
     ]
+
+
+def _joined(parts: list[np.ndarray], dtype: type) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+
+
+def _within(parts: list[np.ndarray], low: int, high: int) -> bool:
+    """Every value in [low, high), checked chunk by chunk (no copy of the column)."""
+    return all(p.min() >= low and p.max() < high for p in parts)
 
 
 def _codes(column: Any) -> tuple[np.ndarray, list[str]]:
@@ -159,13 +220,13 @@ def fast_qrels(path: Path) -> Qrels | None:
     )
     if columns is None:
         return None
-    grades = _numbers(columns.pop("grade"), np.int64)
-    if len(grades) and not (grades.min() >= -GRADE_LIMIT and grades.max() < GRADE_LIMIT):
+    grades = _parts(columns.pop("grade"), np.int64)
+    if not _within(grades, -GRADE_LIMIT, GRADE_LIMIT):
         return None
     codes, names = _codes(columns.pop("question"))
     chunks = Strings.from_arrow(columns.pop("chunk"))
     _release()
-    return Qrels(tuple(names), codes, chunks, grades, str(path))
+    return Qrels(tuple(names), codes, chunks, _joined(grades, np.int64), str(path))
 
 
 def fast_run(path: Path, name: str, *, keep_ranks: bool, keep_scores: bool) -> Run | None:
@@ -178,9 +239,9 @@ def fast_run(path: Path, name: str, *, keep_ranks: bool, keep_scores: bool) -> R
     )
     if columns is None:
         return None
-    scores = _numbers(columns.pop("score"), np.float64)
-    ranks = _numbers(columns.pop("rank"), np.int64)
-    if not np.isfinite(scores).all() or ranks.min() < 1 or ranks.max() >= RANK_LIMIT:
+    scores = _parts(columns.pop("score"), np.float64)
+    ranks = _parts(columns.pop("rank"), np.int64)
+    if not all(np.isfinite(p).all() for p in scores) or not _within(ranks, 1, RANK_LIMIT):
         return None
     codes, names = _codes(columns.pop("question"))
     chunks = Strings.from_arrow(columns.pop("chunk"))
@@ -190,8 +251,8 @@ def fast_run(path: Path, name: str, *, keep_ranks: bool, keep_scores: bool) -> R
         tuple(names),
         codes,
         chunks,
-        ranks if keep_ranks else None,
-        scores if keep_scores else None,
+        _joined(ranks, np.int64) if keep_ranks else None,
+        _joined(scores, np.float64) if keep_scores else None,
         str(path),
     )
 

@@ -37,10 +37,12 @@ def group_positions(question: np.ndarray) -> np.ndarray:
     n = len(question)
     if n == 0:
         return np.zeros(0, dtype=np.int64)
-    new = np.ones(n, dtype=bool)
+    new = np.empty(n, dtype=bool)
+    new[0] = True
     np.not_equal(question[1:], question[:-1], out=new[1:])
-    starts = np.maximum.accumulate(np.where(new, np.arange(n), 0))
-    return np.arange(n) - starts
+    starts = np.flatnonzero(new)
+    sizes = np.diff(starts, append=n)
+    return np.arange(n) - np.repeat(starts, sizes)
 
 
 class Batch:
@@ -100,7 +102,8 @@ class Batch:
     def _discounted_gain(self) -> tuple[_Rows, np.ndarray]:
         if "gain" not in self._subsets:
             mask = self.grade > 0
-            rows = _Rows(self.question[mask], self.position[mask])
+            # With min_grade 1 the rows with a gain are the relevant ones: the same subset.
+            rows = self._relevant if self.min_grade == 1 else self._subset("gain rows", mask)
             values = gains_of(self.grade[mask], self.gains) / np.log2(rows.position + 2.0)
             self._subsets["gain"] = (rows, values)
         return self._subsets["gain"]

@@ -30,6 +30,7 @@ import numpy as np
 from labeler.errors import LabelerError
 from labeler.metrics.contest import Contest, build_contest
 from labeler.metrics.difference import RELEVANT, Bounds, Difference, Frame, difference_of
+from labeler.metrics.judge_prior import LEVELS, JudgePrior, slot_grades
 from labeler.metrics.relevance_model import RelevanceModel, cell
 from labeler.metrics.tables import Run, as_run
 from labeler.metrics.types import DEFAULT_OPTIONS, Metric, Options
@@ -184,19 +185,24 @@ def simulate(
     worlds: int = DEFAULT_WORLDS,
     seed: int = DEFAULT_SEED,
     thresholds: tuple[float, ...] = (),
+    prior: JudgePrior | None = None,
 ) -> Simulation:
     """Grade every unjudged slot at random under the model, up to ``worlds`` times, and score.
 
     Worlds are drawn in rounds of ``ROUND``; once the probability is clearly (by four of its
     standard errors) on one side of every threshold in ``thresholds``, more worlds could not
     change the verdict and the simulation stops early. Which worlds are drawn depends only on
-    the pool and ``seed``.
+    the pool and ``seed``. With a judge's ``prior``, a slot the judge graded is drawn from its
+    cell's distribution given the judge's grade (``labeler.metrics.judge_prior``).
     """
     c = frame.contest
     rng = np.random.default_rng([seed, 7])
     free = np.flatnonzero(~frame.judged)
     cells = cell(c.rank_a[free], c.rank_b[free])
     theta = model.sample(rng, worlds)
+    if prior is not None:
+        cells = cells * LEVELS + prior.levels(free)
+        theta = prior.combine(np.random.default_rng([seed, 11]), theta)
     probabilities = theta.mean(axis=0)[cells] if len(free) else np.zeros((0, 3))
     known = np.maximum(c.grade, 0).astype(np.int8)
     if len(free) == 0:
@@ -405,8 +411,10 @@ def decide_contest(
     budget: int | None = DEFAULT_BUDGET,
     worlds: int = DEFAULT_WORLDS,
     seed: int = DEFAULT_SEED,
+    prior: np.ndarray | None = None,
 ) -> Decision:
-    """``decide`` on a pool already built (the simulations reuse one pool and regrade it)."""
+    """``decide`` on a pool already built (the simulations reuse one pool and regrade it).
+    ``prior``: a judge's grade of each slot (-1: none; see ``judge_prior.slot_grades``)."""
     confidence = check_confidence(confidence)
     if budget is not None and (isinstance(budget, bool) or budget < 0):
         raise LabelerError(f"must be 0 or more, got {budget!r}", field="budget")
@@ -422,6 +430,7 @@ def decide_contest(
         worlds=worlds,
         seed=seed,
         thresholds=(confidence, 1.0 - confidence),
+        prior=None if prior is None else JudgePrior.fit(contest, prior),
     )
     probability = simulation.probability
     open_slots = int((~frame.judged).sum())
@@ -473,9 +482,14 @@ def decide(
     worlds: int = DEFAULT_WORLDS,
     seed: int = DEFAULT_SEED,
     options: Options = DEFAULT_OPTIONS,
+    prior: Mapping[tuple[str, str], int] | None = None,
 ) -> Decision:
     """Is A better than B on ``metric`` with these labels, proven or likely, and which
     ``budget`` pairs to label next (None: all of them, in order). See the module docstring.
+
+    ``prior``: a judge's grades, ``{(question, chunk): grade}``, as the relevance model's prior
+    for the chunks nobody labelled (``labeler.metrics.judge_prior``); the proven interval never
+    uses them, only the probability and the order of the pairs.
 
     >>> d = decide({"q1": {}}, {"q1": ["a", "b"]}, {"q1": ["b", "a"]}, "precision@1")
     >>> d.status, d.pairs[0].chunk
@@ -495,7 +509,10 @@ def decide(
         unanswerable=unanswerable,
         options=options,
     )
-    return decide_contest(contest, confidence=confidence, budget=budget, worlds=worlds, seed=seed)
+    grades = None if prior is None else slot_grades(contest, prior)
+    return decide_contest(
+        contest, confidence=confidence, budget=budget, worlds=worlds, seed=seed, prior=grades
+    )
 
 
 __all__ = [

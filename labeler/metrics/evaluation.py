@@ -24,9 +24,12 @@ from labeler.errors import LabelerError, cut, shown
 from labeler.metrics.batch import Batch, group_positions
 from labeler.metrics.keys import (
     HashCollision,
+    PairKeys,
     exact_duplicate,
     first_duplicate,
+    key_bits,
     match,
+    rekeyed,
     sorted_keys,
 )
 from labeler.metrics.registry import DEFAULT_KS, get, parse_metrics
@@ -133,12 +136,16 @@ def _mapped_questions(qrels: Qrels, run: Run) -> tuple[np.ndarray, tuple[str, ..
     return mapped, ignored
 
 
-def _ranking_order(run: Run, rows: np.ndarray, order: Order) -> np.ndarray | None:
-    """The permutation of ``rows`` that groups them by question, each group in rank order;
-    None when they already are (files are usually written that way)."""
-    if len(rows) == 0:
+def _ranking_order(run: Run, rows: np.ndarray | None, order: Order) -> np.ndarray | None:
+    """The permutation of ``rows`` (None: all the run's rows) that groups them by question, each
+    group in rank order; None when they already are (files are usually written that way)."""
+    if rows is None:
+        rows = slice(None)  # every row, without a copy of any column
+    elif len(rows) == 0:
         return None
     group = run.question_index[rows]
+    if len(group) == 0:
+        return None
     same = group[1:] == group[:-1]
     grouped = bool(np.all(group[1:] >= group[:-1]))
     if order == "rank":
@@ -159,11 +166,12 @@ def _ranking_order(run: Run, rows: np.ndarray, order: Order) -> np.ndarray | Non
     if not tied.any():
         return perm
     # trec_eval breaks score ties by docno, descending, byte-wise (strcmp).
-    involved = np.zeros(len(rows), dtype=bool)
+    involved = np.zeros(len(group), dtype=bool)
     involved[perm[1:][tied]] = True
     involved[perm[:-1][tied]] = True
-    chunk_rank = np.zeros(len(rows), dtype=np.int64)
-    chunk_rank[involved] = byte_order(run.chunks, rows[involved])
+    chunk_rank = np.zeros(len(group), dtype=np.int64)
+    chosen = np.flatnonzero(involved) if isinstance(rows, slice) else rows[involved]
+    chunk_rank[involved] = byte_order(run.chunks, chosen)
     return np.lexsort((-chunk_rank, -scores, group))
 
 
@@ -180,16 +188,32 @@ def _listed_twice(run: Run, question: str, chunk: str) -> LabelerError:
     return LabelerError(msg, path=run.source, field="chunk_id")
 
 
-def _grades(qrels: Qrels, run: Run, question: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
+def _result_keys(
+    run: Run, mapped: np.ndarray, question: np.ndarray, rows: np.ndarray | None, bits: int
+) -> PairKeys:
+    """(question, chunk) keys of the results ``rows`` (None: all, in order), by test-set
+    question: the run's own sorted keys re-numbered when they cover the rows and hold enough
+    bits, else sorted here."""
+    if rows is None and bits <= key_bits(len(run.questions)):
+        keys = rekeyed(run.pair_keys(), mapped, bits)
+        if keys is not None:
+            return keys
+    chunks = run.chunks if rows is None else run.chunks.take(rows)
+    return sorted_keys(question, hash64(chunks), bits)
+
+
+def _grades(
+    qrels: Qrels, run: Run, mapped: np.ndarray, question: np.ndarray, rows: np.ndarray | None
+) -> np.ndarray:
     """The grade of each result ``rows`` of the run (None: all, in order; -1 when nobody
-    labelled it), whose test-set question is ``question``; raises if the run lists a chunk
-    twice for one question."""
+    labelled it), whose test-set question is ``question`` (``mapped``: the test-set index of
+    each run question); raises if the run lists a chunk twice for one question."""
     labels = qrels.pair_keys()
     chunks = run.chunks if rows is None else run.chunks.take(rows)
     count = len(question)
     twice = None
     if labels is not None:
-        results = sorted_keys(question, hash64(chunks), labels.bits)
+        results = _result_keys(run, mapped, question, rows, labels.bits)
         try:
             twice = first_duplicate(results, chunks)
             if twice is None:
@@ -241,21 +265,32 @@ def ranked_rows(qrels: Qrels, run: Run, options: Options) -> RankedRows:
     result: what ``evaluate`` scores, and what label-next reasons about."""
     mapped, ignored = _mapped_questions(qrels, run)
     row_question = mapped[run.question_index] if len(run) else np.zeros(0, dtype=np.int32)
-    rows: np.ndarray | None = np.flatnonzero(row_question >= 0)
+    # None: every row (every question of the run is in the test set, as is usual).
+    rows: np.ndarray | None = np.flatnonzero(row_question >= 0) if ignored else None
     permutation = _ranking_order(run, rows, options.order)
-    if permutation is None and len(rows) == len(run):  # the common case: no copies needed
-        question, grade = row_question, _grades(qrels, run, row_question, None)
-        rows = None
+    if permutation is None and rows is None:  # the common case: no copies needed
+        question, grade = row_question, _grades(qrels, run, mapped, row_question, None)
     else:
+        rows = np.arange(len(run)) if rows is None else rows
         rows = rows if permutation is None else rows[permutation]
         question = row_question[rows]
-        grade = _grades(qrels, run, question, rows)
+        grade = _grades(qrels, run, mapped, question, rows)
     position = group_positions(question)
     if options.depth is not None:
         keep = position < options.depth
         question, position, grade = question[keep], position[keep], grade[keep]
         rows = np.flatnonzero(keep) if rows is None else rows[keep]
     return RankedRows(rows, question, position, grade, ignored)
+
+
+def _marked(qrels: Qrels) -> np.ndarray:
+    """Whether each test-set question is marked unanswerable."""
+    marked = qrels.marked_unanswerable
+    if not marked:
+        return np.zeros(len(qrels.questions), dtype=bool)
+    return np.fromiter(
+        (q in marked for q in qrels.questions), dtype=bool, count=len(qrels.questions)
+    )
 
 
 def evaluate(
@@ -321,9 +356,7 @@ def evaluate(
         retrieved=retrieved,
         ignored=ignored,
         options=options,
-        marked=np.fromiter(
-            (q in qrels.marked_unanswerable for q in qrels.questions), dtype=bool, count=n
-        ),
+        marked=_marked(qrels),
     )
 
 

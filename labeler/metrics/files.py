@@ -64,6 +64,7 @@ def read_qrels(path: str | Path) -> Qrels:
             except LabelerError:
                 pass  # the line reader raises it again, naming both lines
             else:
+                qrels.ideal_rows()  # cached too: here it runs beside the reading of the runs
                 return qrels
     return _rows_qrels(path)
 
@@ -115,11 +116,16 @@ def read_run(path: str | Path, *, name: str | None = None, order: Order | None =
     path = check_file(path)
     name = name or path.stem
     keep_ranks, keep_scores = order != "score", order != "rank"
-    if _trec(path):
-        run = fast_run(path, name, keep_ranks=keep_ranks, keep_scores=keep_scores)
-        if run is not None:
-            return run
-    return _rows_run(path, name, keep_ranks=keep_ranks, keep_scores=keep_scores)
+    run = (
+        fast_run(path, name, keep_ranks=keep_ranks, keep_scores=keep_scores)
+        if _trec(path)
+        else None
+    )
+    if run is None:
+        run = _rows_run(path, name, keep_ranks=keep_ranks, keep_scores=keep_scores)
+    if order != "score":
+        run.pair_keys()  # sorted here, beside the reading of the test set (see Run.pair_keys)
+    return run
 
 
 def read_questions(path: str | Path) -> tuple[Question, ...]:

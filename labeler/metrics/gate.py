@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from labeler.atomic import write_atomically
 from labeler.errors import LabelerError
 from labeler.metrics.registry import DEFAULT_KS, parse_metrics
 from labeler.metrics.report import Report, build_report
@@ -131,15 +130,8 @@ def baseline_payload(
 
 def save_baseline(path: str | Path, payload: Mapping[str, Any]) -> Path:
     """Write the baseline atomically (a temporary file, then a rename)."""
-    path = Path(path)
-    if not path.parent.exists():
-        raise LabelerError("the folder does not exist", path=path.parent)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(handle, "w", encoding="utf-8") as out:
-        json.dump(payload, out, indent=2, ensure_ascii=False)
-        out.write("\n")
-    Path(temporary).replace(path)
-    return path
+    text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+    return write_atomically(path, text.encode("utf-8"))
 
 
 def load_baseline(path: str | Path) -> Baseline:

@@ -47,6 +47,26 @@ def sorted_keys(question: np.ndarray, hashes: np.ndarray, bits: int) -> PairKeys
     return PairKeys(keys, order.astype(np.int32) if len(order) < 2**31 else order, bits)
 
 
+def rekeyed(keys: PairKeys, index: np.ndarray, bits: int) -> PairKeys | None:
+    """``keys`` made by one numbering of the questions, re-made by another: ``index[q]`` is
+    the new number of question ``q``, and ``bits`` the hash bits the new keys keep; None when
+    that is more than ``keys`` kept.
+
+    The order is kept: the rows stay grouped by question, each group sorted, but the groups
+    need not be in order across questions (the two numberings may order the questions
+    differently). ``first_duplicate`` and ``match`` ask no more: equal keys share a question,
+    so they are next to each other, and the search finds each key wherever it is. A run's keys
+    can so be sorted while it is read, before the test set's numbering is known."""
+    if bits > keys.bits:
+        return None
+    own = keys.keys.view(np.uint64)
+    question = index[own >> np.uint64(keys.bits)].astype(np.uint64)
+    out = own & np.uint64((1 << keys.bits) - 1)
+    out >>= np.uint64(keys.bits - bits)  # the same top bits of the hash as ``sorted_keys``
+    out |= question << np.uint64(bits)
+    return PairKeys(out.view(np.int64), keys.rows, bits)
+
+
 def first_duplicate(keys: PairKeys, chunks: Strings) -> tuple[int, int] | None:
     """The first two rows with the same question and chunk, or None. ``chunks`` is indexed by
     the rows of ``keys``; equal keys already mean the same question."""
@@ -94,5 +114,6 @@ __all__ = [
     "first_duplicate",
     "key_bits",
     "match",
+    "rekeyed",
     "sorted_keys",
 ]

@@ -66,14 +66,18 @@ class Strings:
     @classmethod
     def from_arrow(cls, column: object) -> Strings:
         """An Arrow string column (Array or ChunkedArray, no nulls), without a Python string per
-        row: the offsets and bytes are read straight from Arrow's buffers."""
-        chunks = getattr(column, "chunks", None) or [column]
-        starts, lengths, datas = [], [], []
-        base = 0
+        row: the offsets and bytes are read straight from Arrow's buffers, each chunk's written
+        into its place in the column's arrays (no temporary array per chunk)."""
+        chunks = [c for c in (getattr(column, "chunks", None) or [column]) if len(c)]
+        if not chunks:
+            return cls.from_list([])
+        count = sum(len(chunk) for chunk in chunks)
+        starts = np.empty(count, dtype=np.int64)
+        lengths = np.empty(count, dtype=np.int32)
+        datas = []
+        row = base = 0
         for chunk in chunks:
             n = len(chunk)
-            if n == 0:
-                continue
             _, offsets_buffer, data_buffer = chunk.buffers()[:3]
             wide = str(chunk.type) in ("large_string", "large_utf8")
             offsets = np.frombuffer(
@@ -87,15 +91,13 @@ class Strings:
                 if data_buffer is not None
                 else np.zeros(0, np.uint8)
             )
-            starts.append(offsets[:-1].astype(np.int64) + base)
-            lengths.append(np.diff(offsets).astype(np.int32, copy=False))
+            np.add(offsets[:-1], base, out=starts[row : row + n], dtype=np.int64)
+            np.subtract(offsets[1:], offsets[:-1], out=lengths[row : row + n], casting="unsafe")
             datas.append(data)
+            row += n
             base += len(data)
-        if not starts:
-            return cls.from_list([])
-        lengths_all = np.concatenate(lengths)
-        datas.append(np.zeros(_pad(lengths_all), np.uint8))
-        return cls(np.concatenate(starts), lengths_all, np.concatenate(datas))
+        datas.append(np.zeros(_pad(lengths), np.uint8))
+        return cls(starts, lengths, np.concatenate(datas))
 
     def get(self, i: int) -> str:
         start = int(self.starts[i])

@@ -279,6 +279,16 @@ class Run:
             out[self.questions[q]].append(chunk)
         return out
 
+    def pair_keys(self) -> PairKeys:
+        """Sorted (question, chunk) keys of every row, the questions numbered as in the run
+        (``labeler.metrics.keys``). Computed once: a reader computes them while the test set
+        is read, and the evaluation re-numbers them by the test set's questions
+        (``keys.rekeyed``) instead of sorting the rows again."""
+        if "keys" not in self._cache:
+            bits = key_bits(len(self.questions))
+            self._cache["keys"] = sorted_keys(self.question_index, hash64(self.chunks), bits)
+        return self._cache["keys"]
+
     def records(self) -> dict[str, list[tuple[str, int | None, float | None]]]:
         """Question -> (chunk, rank, score) in the source's row order: the plain view."""
         out: dict[str, list[tuple[str, int | None, float | None]]] = {q: [] for q in self.questions}

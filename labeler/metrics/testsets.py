@@ -11,12 +11,14 @@ from labeler.metrics.tables import Qrels
 from labeler.models import Question
 from labeler.versions.reading import TestSet, check_qrels_file
 from labeler.versions.reading import read_testset as read_version_for_eval
+from labeler.versions.signing import NO_TRUST, Trust
 
 
-def read_testset(path: str | Path) -> TestSet[Qrels]:
+def read_testset(path: str | Path, *, trust: Trust = NO_TRUST) -> TestSet[Qrels]:
     """A version written by ``labeler export`` (``exports/<name>/v<N>``, or ``exports/<name>``
-    for its latest version): its qrels and questions, checked against the content hash."""
-    return read_version_for_eval(path, qrels_of_version)
+    for its latest version): its qrels and questions, checked against the content hash and its
+    signature (under ``trust``: a key known apart from the version)."""
+    return read_version_for_eval(path, qrels_of_version, trust=trust)
 
 
 def qrels_of_version(path: Path, questions: Mapping[str, Question]) -> Qrels:

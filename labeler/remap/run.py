@@ -18,13 +18,12 @@ What makes it safe to run again:
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from labeler.atomic import check_target, write_atomically
 from labeler.errors import LabelerError, NotFoundError
 from labeler.remap.align import DEFAULT_ALIGNER
 from labeler.remap.evidence import METHODS, EvidenceFinder, Passage
@@ -296,9 +295,26 @@ def provenance(plan: RemapPlan, contributing: Sequence[Mapping]) -> str:
     return text
 
 
-def apply_remap(store: Store, plan: RemapPlan, *, dry_run: bool = False) -> RemapResult:
+def apply_remap(
+    store: Store,
+    plan: RemapPlan,
+    *,
+    dry_run: bool = False,
+    report: str | Path | None = None,
+) -> RemapResult:
     """Write the plan (see the module docstring); with ``dry_run``, count what would change
-    and write nothing."""
+    and write nothing to the database.
+
+    ``report``: a file for the mapping CSV (``write_report``), written once the remap is
+    committed (or, with ``dry_run``, planned), never before: a remap killed half-way leaves no
+    report saying what the database does not hold. Its folder is checked first, so a report
+    that cannot be written stops the remap before it starts.
+    """
+    if report is not None:
+        check_target(report)
+        if store.conn.in_transaction:
+            msg = "a remap's report is written after its commit: apply it outside a transaction"
+            raise RuntimeError(msg)
     stamp = now()
     with store.snapshot():
         stored = {
@@ -402,6 +418,8 @@ def apply_remap(store: Store, plan: RemapPlan, *, dry_run: bool = False) -> Rema
         reviewed=reviewed,
     )
     if dry_run:
+        if report is not None:
+            write_report(plan, report)
         return result
     note = f"remap {plan.from_chunking} -> {plan.to_chunking}: unanswerable"
     with store.write():
@@ -424,6 +442,8 @@ def apply_remap(store: Store, plan: RemapPlan, *, dry_run: bool = False) -> Rema
             counts=plan.counts(),
             at=stamp,
         )
+    if report is not None:  # committed: the report says what the database now holds
+        write_report(plan, report)
     return result
 
 
@@ -448,10 +468,11 @@ def remap(
     *,
     min_coverage: float = DEFAULT_MIN_COVERAGE,
     dry_run: bool = False,
+    report: str | Path | None = None,
 ) -> RemapResult:
     """Plan and apply a remap (see ``plan_remap`` and ``apply_remap``)."""
     plan = plan_remap(store, from_chunking, to_chunking, min_coverage=min_coverage)
-    return apply_remap(store, plan, dry_run=dry_run)
+    return apply_remap(store, plan, dry_run=dry_run, report=report)
 
 
 # the mapping report -----------------------------------------------------------------------
@@ -483,20 +504,8 @@ def mapping_csv(plan: RemapPlan) -> str:
 
 
 def write_report(plan: RemapPlan, path: str | Path) -> Path:
-    """Write the mapping CSV atomically: a temporary file beside it, then renamed."""
-    path = Path(path)
-    folder = path.parent if str(path.parent) else Path()
-    if not folder.is_dir():
-        raise LabelerError("the folder does not exist", path=path)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-            out.write(mapping_csv(plan))
-        os.replace(temporary, path)
-    except OSError as error:
-        Path(temporary).unlink(missing_ok=True)
-        raise LabelerError(f"cannot write the report: {error.strerror}", path=path) from None
-    return path
+    """Write the mapping CSV atomically, with ordinary permissions (``labeler.atomic``)."""
+    return write_atomically(path, mapping_csv(plan).encode("utf-8"))
 
 
 __all__ = [

@@ -13,7 +13,9 @@ lock up front) and one facet per table family, each a small class with its own S
     store.adjudications  a lead's settled grades
     store.pools          a question's pooled candidates and stored search pools
     store.versions       the log of exported test-set versions
+    store.keys           the project's signing key
     store.ratings        judges' and people's ratings of items, on a metric
+    store.judge_calls    the calls ``labeler judge run`` made: its cache, failures, details
     store.plans          spot-check sample plans
     store.remaps         re-chunking: mappings, carried labels, the review queue
     store.reviews        the review of generated questions
@@ -34,6 +36,8 @@ from labeler.store.conversations import Conversations
 from labeler.store.corpus import Corpus
 from labeler.store.flags import Flags, QueueFilter
 from labeler.store.highlight import Span, match_spans
+from labeler.store.judge_calls import JudgeCalls
+from labeler.store.keys import Keys
 from labeler.store.labels import EVERYONE, Labels, check_reviewer
 from labeler.store.plans import Plans
 from labeler.store.pool import Pools
@@ -56,13 +60,15 @@ class Store(Database):
         self.corpus = Corpus(self, self.labels)
         self.search = Search(self)
         self.conversations = Conversations(self)
-        self.questions = Questions(self, self.conversations)
+        self.questions = Questions(self, self.labels, self.conversations)
         self.runs = Runs(self)
         self.progress = Progress(self)
         self.adjudications = Adjudications(self)
         self.pools = Pools(self)
         self.versions = Versions(self)
+        self.keys = Keys(self)
         self.ratings = Ratings(self)
+        self.judge_calls = JudgeCalls(self)
         self.plans = Plans(self)
         self.remaps = Remaps(self)
         self.reviews = Reviews(self)
@@ -100,7 +106,9 @@ FACETS: tuple[str, ...] = (
     "adjudications",
     "pools",
     "versions",
+    "keys",
     "ratings",
+    "judge_calls",
     "plans",
     "remaps",
     "reviews",
@@ -118,6 +126,8 @@ __all__ = [
     "Database",
     "Facet",
     "Flags",
+    "JudgeCalls",
+    "Keys",
     "Labels",
     "Plans",
     "Pools",

@@ -361,6 +361,43 @@ class Labels(Facet):
 
     # stale labels ---------------------------------------------------------------------------
 
+    def _go_stale(self, conn: sqlite3.Connection, where: str, params: dict) -> int:
+        """Make the current labels and adjudications matching ``where`` stale, with a history
+        row each (note ``params["note"]``); the labels that went stale stay in
+        temp.going_stale (question_id, chunking, chunk_id, reviewer, grade) for the caller's
+        progress update. Returns how many labels went stale."""
+        conn.execute("DROP TABLE IF EXISTS temp.going_stale")
+        conn.execute(
+            "CREATE TEMP TABLE going_stale AS SELECT question_id, chunking, chunk_id, reviewer,"
+            f" grade FROM labels WHERE state = 'current' AND {where}",
+            params,
+        )
+        stale = int(self.scalar("SELECT count(*) FROM temp.going_stale"))
+        conn.execute(
+            "INSERT INTO label_events (question_id, chunking, chunk_id, reviewer, action,"
+            " old_grade, new_grade, note, at) SELECT question_id, chunking, chunk_id,"
+            " reviewer, 'stale', grade, grade, :note, :at"
+            " FROM temp.going_stale ORDER BY question_id, chunking, chunk_id, reviewer",
+            params,
+        )
+        conn.execute(
+            "UPDATE labels SET state = 'stale', updated_at = :at"
+            f" WHERE state = 'current' AND {where}",
+            params,
+        )
+        conn.execute(
+            "INSERT INTO label_events (question_id, chunking, chunk_id, reviewer, action,"
+            " old_grade, new_grade, note, at) SELECT question_id, chunking, chunk_id,"
+            " reviewer, 'stale adjudication', grade, grade, :note, :at"
+            f" FROM adjudications WHERE state = 'current' AND {where}",
+            params,
+        )
+        conn.execute(
+            f"UPDATE adjudications SET state = 'stale' WHERE state = 'current' AND {where}",
+            params,
+        )
+        return stale
+
     def make_stale(self, chunking: str, chunk_ids: Sequence[str]) -> int:
         """The text of these chunks is being replaced: their current labels and adjudications
         become stale, with a history row each; returns how many labels went stale.
@@ -370,39 +407,16 @@ class Labels(Facet):
         is next opened.
         """
         stamp = now()
-        params = {"chunking": chunking, "ids": json.dumps(list(chunk_ids)), "at": stamp}
+        params = {
+            "chunking": chunking,
+            "ids": json.dumps(list(chunk_ids)),
+            "at": stamp,
+            "note": "the chunk text was replaced",
+        }
         with self.write() as conn:
-            conn.execute("DROP TABLE IF EXISTS temp.going_stale")
-            conn.execute(
-                "CREATE TEMP TABLE going_stale AS SELECT question_id, chunk_id, reviewer, grade"
-                " FROM labels WHERE chunking = :chunking AND state = 'current'"
-                " AND chunk_id IN (SELECT value FROM json_each(:ids))",
-                params,
-            )
-            stale = int(self.scalar("SELECT count(*) FROM temp.going_stale"))
-            conn.execute(
-                "INSERT INTO label_events (question_id, chunking, chunk_id, reviewer, action,"
-                " old_grade, new_grade, note, at) SELECT question_id, :chunking, chunk_id,"
-                " reviewer, 'stale', grade, grade, 'the chunk text was replaced', :at"
-                " FROM temp.going_stale ORDER BY question_id, chunk_id, reviewer",
-                params,
-            )
-            conn.execute(
-                "UPDATE labels SET state = 'stale', updated_at = :at WHERE chunking = :chunking"
-                " AND state = 'current' AND chunk_id IN (SELECT value FROM json_each(:ids))",
-                params,
-            )
-            conn.execute(
-                "INSERT INTO label_events (question_id, chunking, chunk_id, reviewer, action,"
-                " old_grade, new_grade, note, at) SELECT question_id, :chunking, chunk_id,"
-                " reviewer, 'stale adjudication', grade, grade, 'the chunk text was replaced',"
-                " :at FROM adjudications WHERE chunking = :chunking AND state = 'current'"
-                " AND chunk_id IN (SELECT value FROM json_each(:ids))",
-                params,
-            )
-            conn.execute(
-                "UPDATE adjudications SET state = 'stale' WHERE chunking = :chunking"
-                " AND state = 'current' AND chunk_id IN (SELECT value FROM json_each(:ids))",
+            stale = self._go_stale(
+                conn,
+                "chunking = :chunking AND chunk_id IN (SELECT value FROM json_each(:ids))",
                 params,
             )
             # Progress: each reviewer loses the grades that went stale, everyone loses the
@@ -431,14 +445,66 @@ class Labels(Facet):
             conn.execute("DROP TABLE temp.going_stale")
         return stale
 
+    def make_questions_stale(self, question_ids: Sequence[str]) -> int:
+        """The text of these questions is being replaced: every judgement given for the old
+        text goes. Their current labels and adjudications, in every chunking, become stale
+        (history row ``stale``, as for a replaced chunk text), and their unanswerable marks
+        are withdrawn (history row ``answerable``): a reviewer confirms or changes each for
+        the new text. Their progress drops to nothing graded. Returns how many labels went
+        stale."""
+        stamp = now()
+        note = "the question text was replaced"
+        params = {"ids": json.dumps(list(question_ids)), "at": stamp, "note": note}
+        within = "question_id IN (SELECT value FROM json_each(:ids))"
+        with self.write() as conn:
+            stale = self._go_stale(conn, within, params)
+            conn.execute("DROP TABLE temp.going_stale")
+            marks = conn.execute(
+                f"SELECT question_id, chunking, reviewer FROM question_marks WHERE {within}"
+                " AND unanswerable = 1 ORDER BY question_id, chunking, reviewer",
+                params,
+            ).fetchall()
+            for question_id, chunking, reviewer in marks:
+                append_event(
+                    conn, question_id, chunking, None, reviewer, "answerable", at=stamp, note=note
+                )
+            conn.execute(
+                f"UPDATE question_marks SET unanswerable = 0, updated_at = :at WHERE {within}"
+                " AND unanswerable = 1",
+                params,
+            )
+            conn.execute(
+                f"UPDATE progress SET graded = 0, complete = 0, updated_at = :at WHERE {within}",
+                params,
+            )
+        return stale
+
+    def judged_question_ids(self, question_ids: Sequence[str]) -> dict[str, int]:
+        """{question: its labels (any state, any chunking)} of those of ``question_ids`` that
+        carry a label, an adjudication or an unanswerable mark: what a new text would
+        silently change."""
+        return self.pairs(
+            """
+            WITH wanted(id) AS (SELECT value FROM json_each(:ids))
+            SELECT w.id, (SELECT count(*) FROM labels l WHERE l.question_id = w.id) FROM wanted w
+            WHERE EXISTS (SELECT 1 FROM labels l WHERE l.question_id = w.id)
+               OR EXISTS (SELECT 1 FROM adjudications a WHERE a.question_id = w.id)
+               OR EXISTS (SELECT 1 FROM question_marks m WHERE m.question_id = w.id
+                          AND m.unanswerable = 1)
+            """,
+            {"ids": json.dumps(list(question_ids))},
+        )
+
     # what an export reads -----------------------------------------------------------------
 
     def judged_questions(self, chunking: str, statuses: Sequence[str]) -> list[dict]:
         """Questions in ``statuses`` with at least one label or unanswerable mark in the
-        chunking: id, text, reference_answer, tags (a list), review_status; by id."""
+        chunking: id, text, reference_answer, tags (a list), review_status, generator,
+        source_chunk_ids (a list); by id."""
         rows = self.query(
             """
-            SELECT q.id, q.text, q.reference_answer, q.tags, q.review_status
+            SELECT q.id, q.text, q.reference_answer, q.tags, q.review_status, q.generator,
+                q.source_chunk_ids
             FROM questions q
             WHERE q.review_status IN (SELECT value FROM json_each(:statuses))
               AND (EXISTS (SELECT 1 FROM labels l
@@ -453,6 +519,7 @@ class Labels(Facet):
         )
         for row in rows:
             row["tags"] = json.loads(row["tags"])
+            row["source_chunk_ids"] = json.loads(row["source_chunk_ids"])
         return rows
 
     def chunking_labels(self, chunking: str) -> Iterator[tuple[str, str, str, int]]:

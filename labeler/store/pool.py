@@ -4,6 +4,7 @@ and the search pools computed ahead, with the claims that keep two workers from 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -35,28 +36,49 @@ class Pools(Facet):
 
         Runs count to their ``pool_depth``; the search to the size it was computed at.
         """
-        return [
-            PoolSource(*row)
-            for row in self.conn.execute(
-                """
-                SELECT r.chunk_id, 'run', r.run, r.position, NULL FROM run_results r
-                JOIN runs ON runs.name = r.run AND runs.chunking = :chunking
-                WHERE r.question_id = :q AND r.position <= runs.pool_depth
-                UNION ALL
-                SELECT chunk_id, 'search', 'bm25', position, NULL FROM pool_fts
-                WHERE question_id = :q AND chunking = :chunking
-                UNION ALL
-                SELECT chunk_id,
-                    CASE source WHEN 'suggested' THEN 'generator' ELSE 'added' END,
-                    coalesce(added_by, source), NULL, source
-                FROM pool_additions WHERE question_id = :q AND chunking = :chunking
-                UNION ALL
-                SELECT DISTINCT chunk_id, 'labelled', reviewer, NULL, NULL FROM labels
-                WHERE question_id = :q AND chunking = :chunking
-                """,
-                {"q": question_id, "chunking": chunking},
-            )
-        ]
+        rows = self.provenance_rows(chunking, [question_id]).get(question_id, [])
+        return [PoolSource._make(row[1:]) for row in rows]
+
+    def provenance_rows(
+        self, chunking: str, question_ids: Sequence[str]
+    ) -> dict[str, list[tuple[str, str, str, str, int | None, str | None]]]:
+        """``provenance`` of many questions in one query (an export reads every pool in its
+        one read transaction), as the rows come: {question: [(question, chunk, kind, name,
+        rank, via)]}, a ``PoolSource`` after the question; no object per row, so that
+        reading hundreds of thousands of sources costs the query and little more."""
+        found: dict[str, list] = {}
+        cursor = self.conn.execute(
+            # (question, chunk, reviewer) is the labels' key within a chunking: no DISTINCT.
+            """
+            WITH wanted(id) AS (SELECT value FROM json_each(:ids))
+            SELECT r.question_id, r.chunk_id, 'run', r.run, r.position, NULL FROM run_results r
+            JOIN runs ON runs.name = r.run AND runs.chunking = :chunking
+            WHERE r.question_id IN wanted AND r.position <= runs.pool_depth
+            UNION ALL
+            SELECT question_id, chunk_id, 'search', 'bm25', position, NULL FROM pool_fts
+            WHERE question_id IN wanted AND chunking = :chunking
+            UNION ALL
+            SELECT question_id, chunk_id,
+                CASE source WHEN 'suggested' THEN 'generator' ELSE 'added' END,
+                coalesce(added_by, source), NULL, source
+            FROM pool_additions WHERE question_id IN wanted AND chunking = :chunking
+            UNION ALL
+            SELECT question_id, chunk_id, 'labelled', reviewer, NULL, NULL FROM labels
+            WHERE question_id IN wanted AND chunking = :chunking
+            """,
+            {"ids": json.dumps(list(question_ids)), "chunking": chunking},
+        )
+        while rows := cursor.fetchmany(50_000):
+            for row in rows:
+                sources = found.get(row[0])
+                if sources is None:
+                    sources = found[row[0]] = []
+                sources.append(row)
+        return found
+
+    def run_depths(self, chunking: str) -> dict[str, int]:
+        """{run: the depth to which it pools} of the runs on ``chunking``."""
+        return self.pairs("SELECT name, pool_depth FROM runs WHERE chunking = ?", (chunking,))
 
     def sources(self, question_id: str, chunking: str) -> list[tuple[str, str, int | None]]:
         """(chunk id, source, position) per source, sources named as the grading page shows

@@ -5,12 +5,14 @@ the question."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from labeler.models import Question, Turn
 from labeler.store.base import Database, Facet, now
 from labeler.store.conversations import Conversations
+from labeler.store.labels import Labels
 
 QUESTION_FIELDS = (
     "text",
@@ -55,29 +57,38 @@ def _stored_values(row: dict) -> dict:
 
 class Questions(Facet):
     """Questions and their tags; their turns through the conversations facet, in the same
-    transaction."""
+    transaction. New text for a judged question makes its labels stale in the same transaction,
+    so the facet holds the labels facet for that one write."""
 
-    __slots__ = ("_turns",)
+    __slots__ = ("_labels", "_turns")
 
-    def __init__(self, db: Database, conversations: Conversations) -> None:
+    def __init__(self, db: Database, labels: Labels, conversations: Conversations) -> None:
         super().__init__(db)
+        self._labels = labels
         self._turns = conversations
 
-    def upsert(self, rows: Sequence[dict]) -> tuple[int, int]:
+    def upsert(self, rows: Sequence[dict], *, replace_text: bool = False) -> tuple[int, int]:
         """Insert new questions, update changed ones; returns (added, updated).
 
         A row holds ``id``, ``text`` and any of QUESTION_FIELDS (tags and source chunk ids as
-        lists), and ``turn`` (a ``Turn``) for a turn of a conversation. On update only the
-        fields a row names are compared and written, so a file without reference answers does
-        not erase the ones already stored (nor one without conversations the turns).
+        lists), ``turn`` (a ``Turn``) for a turn of a conversation, and may hold its ``line`` in
+        its file. On update only the fields a row names are compared and written, so a file
+        without reference answers does not erase the ones already stored (nor one without
+        conversations the turns).
+
+        A question whose text changes while labels, adjudications or an unanswerable mark hang
+        on it is not changed in silence: without ``replace_text`` its row (and its turn) is left
+        out and noted for ``take_text_changes`` (the importer then refuses the file); with it,
+        the text is replaced and those judgements become stale (``Labels.make_questions_stale``).
         """
         if len({r["id"] for r in rows}) != len(rows):  # one id twice: row after row, in order
             with self.write():
-                done = [self.upsert([row]) for row in rows]
+                done = [self.upsert([row], replace_text=replace_text) for row in rows]
             return sum(a for a, _ in done), sum(u for _, u in done)
         stamp = now()
         added = updated = 0
         with self.write() as conn:
+            rows = self._judged_text_changes(conn, rows, replace_text=replace_text)
             turns = [(r["id"], r["turn"]) for r in rows if r.get("turn") is not None]
             pending = self._turns.changed(turns)
             new_turns = {question_id for question_id, _ in pending}
@@ -131,6 +142,51 @@ class Questions(Facet):
             )
         }
 
+    def _judged_text_changes(
+        self, conn: sqlite3.Connection, rows: Sequence[dict], *, replace_text: bool
+    ) -> list[dict]:
+        """``rows`` without those that would silently change the text of a judged question
+        (with ``replace_text``: all of them, those judgements made stale); each such question
+        is noted in temp.question_text_changes (id, line, labels, replaced)."""
+        given = {row["id"]: row for row in rows if "text" in row}
+        stored = self.pairs(
+            "SELECT id, text FROM questions WHERE id IN (SELECT value FROM json_each(?))",
+            (json.dumps(list(given)),),
+        )
+        changed = [q for q, text in stored.items() if given[q]["text"] != text]
+        judged = self._labels.judged_question_ids(changed) if changed else {}
+        if not judged:
+            return list(rows)
+        conn.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS question_text_changes"
+            " (question_id TEXT PRIMARY KEY, line INTEGER, labels INTEGER, replaced INTEGER)"
+        )
+        conn.executemany(
+            "INSERT OR REPLACE INTO temp.question_text_changes VALUES (?, ?, ?, ?)",
+            [(q, given[q].get("line"), n, int(replace_text)) for q, n in judged.items()],
+        )
+        if replace_text:
+            self._labels.make_questions_stale(list(judged))
+            return list(rows)
+        return [row for row in rows if row["id"] not in judged]
+
+    def take_text_changes(self) -> list[tuple[str, int | None, int, bool]]:
+        """(question id, line, labels, replaced) of every judged question whose text
+        ``upsert`` was given anew in this transaction, in file order: refused (``replaced``
+        False) or replaced with its judgements made stale. Forgets them."""
+        exists = "SELECT count(*) FROM temp.sqlite_master WHERE name = 'question_text_changes'"
+        if not self.scalar(exists):
+            return []
+        rows = [
+            (question_id, line, labels, bool(replaced))
+            for question_id, line, labels, replaced in self.conn.execute(
+                "SELECT question_id, line, labels, replaced FROM temp.question_text_changes"
+                " ORDER BY line, question_id"
+            )
+        ]
+        self.conn.execute("DELETE FROM temp.question_text_changes")
+        return rows
+
     def get(self, question_id: str) -> Question | None:
         rows = self.query("SELECT * FROM questions WHERE id = ?", (question_id,))
         if not rows:
@@ -155,13 +211,15 @@ class Questions(Facet):
     def ids(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT id FROM questions ORDER BY id")]
 
-    def accepted_ids(self) -> list[str]:
+    def accepted_ids(self, *, tag: str | None = None) -> list[str]:
         """Questions in the grading queue (accepted ones: generated questions wait for review),
-        by id."""
+        by id; only those tagged ``tag`` when given."""
         return [
             r[0]
             for r in self.conn.execute(
-                "SELECT id FROM questions WHERE review_status = 'accepted' ORDER BY id"
+                "SELECT id FROM questions WHERE review_status = 'accepted' AND (:tag IS NULL"
+                " OR id IN (SELECT question_id FROM question_tags WHERE tag = :tag)) ORDER BY id",
+                {"tag": tag},
             )
         ]
 

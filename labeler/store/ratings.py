@@ -20,6 +20,8 @@ from labeler.store.base import Facet, insert_batches, now, raise_first
 from labeler.store.labels import check_reviewer
 
 RELEVANCE = "relevance"
+# The project setting naming the judge whose grade a reviewer sees after giving their own.
+REVEAL_SETTING = "judge_after_grading"
 
 # (key, line, question, answer, contexts JSON, chunk_id)
 StagedItem = tuple[str, int, str | None, str | None, str | None, str | None]
@@ -330,7 +332,9 @@ class Ratings(Facet):
             "DELETE FROM staged_ratings WHERE metric = 'relevance' AND kind = 'human'"
         )
 
-    def merge_staged_ratings(self, chunking: str, source: str) -> dict[str, int]:
+    def merge_staged_ratings(
+        self, chunking: str, source: str, *, action: str = "import"
+    ) -> dict[str, int]:
         """Write the staged items and ratings; returns counts of what changed.
 
         Items: new keys are added; for known keys, the fields the file gives replace the
@@ -338,7 +342,7 @@ class Ratings(Facet):
         unchanged; every added or changed rating appends a rating_events row.
         """
         stamp = now()
-        params = {"chunking": chunking, "at": stamp, "source": source}
+        params = {"chunking": chunking, "at": stamp, "source": source, "action": action}
         with self.write() as conn:
             conn.execute("PRAGMA cache_size = -262144")
             items_added = conn.execute(
@@ -395,7 +399,7 @@ class Ratings(Facet):
             total, added, updated = (int(v or 0) for v in counts)
             conn.execute(
                 "INSERT INTO rating_events (metric, item, rater, action, old_value, new_value, at)"
-                " SELECT metric, item, rater, 'import', old_value, value, :at FROM joined_ratings"
+                " SELECT metric, item, rater, :action, old_value, value, :at FROM joined_ratings"
                 " WHERE NOT known OR value IS NOT old_value OR passed IS NOT old_passed"
                 " ORDER BY seq",
                 params,
@@ -594,6 +598,69 @@ class Ratings(Facet):
             row["context_ids"] = json.loads(row["context_ids"]) if row["context_ids"] else None
         return {row["key"]: row for row in rows}
 
+    def chunk_item_keys(self, chunking: str, question_ids: Sequence[str]) -> dict:
+        """{(question id, chunk id): item key} of the (question, chunk) items of these
+        questions already stored (a judge run rates them under the key they have)."""
+        return {
+            (q, c): key
+            for q, c, key in self.conn.execute(
+                "SELECT question_id, chunk_id, key FROM rating_items WHERE chunking = ?"
+                " AND chunk_id IS NOT NULL AND question_id IN (SELECT value FROM json_each(?))",
+                (chunking, json.dumps(list(question_ids))),
+            )
+        }
+
+    def answer_items(self, question_ids: Sequence[str] | None) -> list[dict]:
+        """Items that hold an answer with its passages: key, question id, question text,
+        answer, contexts (texts); of these questions, or every one (None), by key."""
+        rows = self.query(
+            "SELECT i.key, i.question_id, coalesce(q.text, i.question) AS question, i.answer,"
+            " i.contexts FROM rating_items i LEFT JOIN questions q ON q.id = i.question_id"
+            " WHERE i.answer IS NOT NULL AND (:all OR i.question_id IN"
+            " (SELECT value FROM json_each(:ids))) ORDER BY i.key",
+            {"all": question_ids is None, "ids": json.dumps(list(question_ids or ()))},
+        )
+        for row in rows:
+            row["contexts"] = json.loads(row["contexts"]) if row["contexts"] else []
+        return rows
+
+    # the judge's grade after a reviewer's own ----------------------------------------------
+
+    def revealed_judge(self) -> str | None:
+        """The judge whose relevance grade a reviewer sees beside their own, once given; or
+        None (off, the default)."""
+        return self.get_setting(REVEAL_SETTING) or None
+
+    def set_revealed_judge(self, judge: str | None) -> None:
+        self.set_setting(REVEAL_SETTING, judge or "")
+
+    def relevance_grades(self, rater: str, chunking: str) -> dict[tuple[str, str], int]:
+        """{(question id, chunk id): grade} of every relevance rating ``rater`` gave in
+        ``chunking``: a judge's grades as label-next's prior."""
+        return {
+            (q, c): int(value)
+            for q, c, value in self.conn.execute(
+                "SELECT i.question_id, i.chunk_id, r.value FROM ratings r"
+                " JOIN rating_items i ON i.pk = r.item WHERE r.metric = 'relevance'"
+                " AND r.rater = ? AND i.chunking = ?",
+                (rater, chunking),
+            )
+        }
+
+    def relevance_verdicts(
+        self, rater: str, chunking: str, question_id: str
+    ) -> dict[str, tuple[float, str | None]]:
+        """{chunk id: (grade, reason)} of ``rater``'s relevance ratings of one question."""
+        return {
+            chunk: (value, reason)
+            for chunk, value, reason in self.conn.execute(
+                "SELECT i.chunk_id, r.value, r.rationale FROM ratings r"
+                " JOIN rating_items i ON i.pk = r.item WHERE r.metric = 'relevance'"
+                " AND r.rater = ? AND i.chunking = ? AND i.question_id = ?",
+                (rater, chunking, question_id),
+            )
+        }
+
     def rating_extras(self, metric: str, rater: str) -> dict[str, dict]:
         """{item key: extra} of one rater's ratings of a metric that kept something extra."""
         return {
@@ -606,4 +673,4 @@ class Ratings(Facet):
         }
 
 
-__all__ = ["RELEVANCE", "Ratings", "parse_relevance_key", "relevance_key"]
+__all__ = ["RELEVANCE", "REVEAL_SETTING", "Ratings", "parse_relevance_key", "relevance_key"]

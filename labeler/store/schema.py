@@ -8,6 +8,9 @@ a database has is known by name, so an old file applies just those it lacks.
 
 from __future__ import annotations
 
+import os
+from datetime import UTC, datetime
+
 import sqlite_utils
 
 migrations = sqlite_utils.Migrations("labeler")
@@ -605,6 +608,82 @@ def pools(db: sqlite_utils.Database) -> None:
             worker TEXT NOT NULL,
             claimed_at TEXT NOT NULL,
             PRIMARY KEY (question_id, chunking)
+        ) WITHOUT ROWID;
+        """
+    )
+
+
+@migrations(name="0009_signing")
+def signing(db: sqlite_utils.Database) -> None:
+    """The project's Ed25519 signing key (the seed of the key pair: 32 random bytes from the
+    operating system), made here for a database created before, and for every new one; and, per
+    exported version, how it is signed: its key's fingerprint, or why it was left unsigned.
+    ``signature`` is NULL for a version exported before: it is re-signed on the next open of the
+    database by the app or the CLI (``labeler.versions.writing.resign_recorded``), only if its
+    files still match its hash."""
+    db.executescript(
+        """
+        CREATE TABLE signing_key (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            algorithm TEXT NOT NULL,
+            seed BLOB NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        ALTER TABLE testset_versions ADD COLUMN signature TEXT;
+        """
+    )
+    db.execute(
+        "INSERT INTO signing_key (id, algorithm, seed, created_at) VALUES (1, 'Ed25519', ?, ?)",
+        (os.urandom(32), datetime.now(UTC).isoformat(timespec="microseconds")),
+    )
+
+
+@migrations(name="0010_judge_calls")
+def judge_calls(db: sqlite_utils.Database) -> None:
+    """The calls ``labeler judge run`` made to a model: its cache and each rating's details.
+
+    A call is keyed by what decides its answer (``cache_key``: a hash of the prompt's hash, the
+    model, the question's text and the rated text), so the same pair with the same text and
+    prompt is never sent twice. A failed call (no grade: an answer that is not the JSON the
+    prompt asks for, or the tries ran out) is kept with its raw text and why it failed, and is
+    tried again by the next run. ``rating_calls`` links a judge's rating to the call it came
+    from: model, prompt, host, raw answer, tokens and latency. Never the key or the full URL.
+    """
+    db.executescript(
+        """
+        CREATE TABLE judge_calls (
+            id INTEGER PRIMARY KEY,
+            cache_key TEXT NOT NULL,
+            metric TEXT NOT NULL,
+            judge TEXT NOT NULL,
+            model TEXT NOT NULL,
+            prompt_version TEXT NOT NULL,
+            prompt_hash TEXT NOT NULL,
+            host TEXT NOT NULL,
+            item_key TEXT NOT NULL,
+            question_id TEXT,
+            chunk_id TEXT,
+            status TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
+            grade INTEGER,
+            reason TEXT,
+            raw TEXT,
+            error TEXT,
+            tokens_in INTEGER,
+            tokens_out INTEGER,
+            latency_ms REAL,
+            tries INTEGER NOT NULL,
+            at TEXT NOT NULL,
+            CHECK ((status = 'ok') = (grade IS NOT NULL))
+        );
+        CREATE INDEX judge_calls_by_key ON judge_calls (cache_key, status);
+        CREATE INDEX judge_calls_by_judge ON judge_calls (judge, metric, status);
+
+        CREATE TABLE rating_calls (
+            metric TEXT NOT NULL,
+            item INTEGER NOT NULL REFERENCES rating_items(pk),
+            rater TEXT NOT NULL,
+            call INTEGER NOT NULL REFERENCES judge_calls(id),
+            PRIMARY KEY (metric, item, rater)
         ) WITHOUT ROWID;
         """
     )

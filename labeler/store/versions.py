@@ -24,15 +24,18 @@ class Versions(Facet):
         counts: dict,
         selection: dict,
         created_at: str,
+        signature: str | None = None,
     ) -> None:
+        """Record an export; ``signature``: the fingerprint of the key that signed it."""
         with self.write() as conn:
             conn.execute(
                 "INSERT INTO testset_versions (name, version, content_hash, chunking, parent,"
-                " path, counts, selection, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                " path, counts, selection, created_at, signature)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT (name, version) DO UPDATE SET content_hash = excluded.content_hash,"
                 " chunking = excluded.chunking, parent = excluded.parent, path = excluded.path,"
                 " counts = excluded.counts, selection = excluded.selection,"
-                " created_at = excluded.created_at",
+                " created_at = excluded.created_at, signature = excluded.signature",
                 (
                     name,
                     version,
@@ -43,6 +46,7 @@ class Versions(Facet):
                     json.dumps(counts, sort_keys=True),
                     json.dumps(selection, sort_keys=True),
                     created_at,
+                    signature,
                 ),
             )
 
@@ -50,13 +54,29 @@ class Versions(Facet):
         """{version: row} of what this database exported under ``name``."""
         rows = self.query(
             "SELECT name, version, content_hash, chunking, parent, path, counts, selection,"
-            " created_at FROM testset_versions WHERE name = ? ORDER BY version",
+            " created_at, signature FROM testset_versions WHERE name = ? ORDER BY version",
             (name,),
         )
         for row in rows:
             row["counts"] = json.loads(row["counts"])
             row["selection"] = json.loads(row["selection"])
         return {row["version"]: row for row in rows}
+
+    def unsigned(self) -> list[dict]:
+        """The versions exported before versions were signed, not yet re-signed (nor left
+        unsigned for a reason): name, version, path, content_hash."""
+        return self.query(
+            "SELECT name, version, path, content_hash FROM testset_versions"
+            " WHERE signature IS NULL ORDER BY name, version"
+        )
+
+    def set_signature(self, name: str, version: int, signature: str) -> None:
+        """How a version is signed: its key's fingerprint, or ``unsigned: <why>``."""
+        with self.write() as conn:
+            conn.execute(
+                "UPDATE testset_versions SET signature = ? WHERE name = ? AND version = ?",
+                (signature, name, version),
+            )
 
     def testset_names(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT DISTINCT name FROM testset_versions")]

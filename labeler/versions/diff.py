@@ -104,6 +104,28 @@ class VersionDiff:
     def empty(self) -> bool:
         return not self.questions and not self.chunks_changed
 
+    def rows(self) -> list[dict]:
+        """One row per changed question (id, change, text, fields edited, label changes), as a
+        table shows them."""
+        rows = []
+        for change in self.questions:
+            question = change.new or change.old
+            labels = "; ".join(
+                f"{c.chunk_id}: {'none' if c.old is None else c.old} → "
+                f"{'none' if c.new is None else c.new}"
+                for c in change.labels
+            )
+            rows.append(
+                {
+                    "question": change.id,
+                    "change": change.status,
+                    "text": question.question,
+                    "fields edited": ", ".join(change.fields),
+                    "labels": labels,
+                }
+            )
+        return rows
+
     def as_dict(self) -> dict:
         return {
             "summary": self.summary(),

@@ -4,25 +4,29 @@ so there is one definition of a version.
 
 ```
 exports/<name>/v<N>/
-  manifest.json      what, when, from where, counts, hash, changes since the parent
+  manifest.json      what, when, from where, counts, completeness, hash, changes since the parent
   questions.jsonl    {"id", "question", "reference_answer", "tags", "unanswerable"} by id,
                      and "conversation" for a turn of one (labeler.conversations.turn_record)
   qrels.tsv          question-id TAB 0 TAB chunk-id TAB grade, by question then chunk
   chunks.jsonl       {"id", "doc_id", "title", "text"} of every chunk the qrels name, by id
+  completeness.jsonl how deep each question's pool is graded, per run it was pooled from
+  signature.json     the Ed25519 signature of the project that exported it (``signing``)
 ```
 
-The content files are written one way only (sorted, LF, UTF-8, JSON with sorted keys), so the
-same content is the same bytes. The **content hash** (format ``labeler-testset/2``) is
-``sha256:`` and the SHA-256 of the canonical JSON of the manifest fields that change what a
-consumer reads (``HASHED_FIELDS``: format, name, chunking, min_grade) with the SHA-256 of each
-content file: edit a grade, a question, a chunk's text, or the manifest's ``min_grade`` (which
-decides what ``convert`` writes), and the hash changes. Fields that only describe (created,
-counts, reviewers, parent, changes) are left out, so the same content exported twice has the
-same hash. Versions written before (``labeler-testset/1``) hashed the three files only; they are
-still read and checked by that rule.
+The files are written one way only (sorted, LF, UTF-8, JSON with sorted keys), so the same
+content is the same bytes. The **content hash** of the current format, ``labeler-testset/3``,
+is ``sha256:`` and the SHA-256 of the canonical JSON (sorted keys, no spaces) of the whole
+manifest but the hash itself: every field (created, counts, reviewers, policy, the version
+number, ...) and, through ``files`` (each file's SHA-256 and size), every file. The signature
+(``labeler.versions.signing``) signs that hash.
 
-The version number is not hashed (a test set's next version may hold the same content as an
-earlier one); it is bound to the folder ``v<N>`` and to the database's record of the export.
+Two versions hold **the same content** when their name, chunking, min_grade and the three files
+a consumer evaluates against are the same (``content_key``): the export never writes the same
+content twice, whatever else (the creation time, the reviewers) differs.
+
+Older formats are still read and checked by their own rule: ``labeler-testset/2`` hashed the
+manifest fields that change what a consumer reads (format, name, chunking, min_grade) with the
+SHA-256 of the three content files; ``labeler-testset/1`` the three files only.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from labeler.conversations import turn_record
 from labeler.errors import LabelerError
@@ -45,11 +50,18 @@ MANIFEST = "manifest.json"
 QUESTIONS = "questions.jsonl"
 QRELS = "qrels.tsv"
 CHUNKS = "chunks.jsonl"
+COMPLETENESS = "completeness.jsonl"
+SIGNATURE = "signature.json"
+# What a consumer evaluates against: the files whose bytes make "the same content".
 CONTENT_FILES = (QUESTIONS, QRELS, CHUNKS)
 FORMAT_V1 = "labeler-testset/1"
-FORMAT = "labeler-testset/2"
-FORMATS = (FORMAT_V1, FORMAT)
+FORMAT_V2 = "labeler-testset/2"
+FORMAT = "labeler-testset/3"
+FORMATS = (FORMAT_V1, FORMAT_V2, FORMAT)
+# The files of a version, by format (the manifest and the signature apart).
+FILES = {FORMAT_V1: CONTENT_FILES, FORMAT_V2: CONTENT_FILES, FORMAT: (*CONTENT_FILES, COMPLETENESS)}
 HASH_PREFIX = "sha256:"
+# What the labeler-testset/2 hash covered of the manifest (the current one covers every field).
 HASHED_FIELDS = ("format", "name", "chunking", "min_grade")
 
 VERSION_DIR = re.compile(r"v([1-9][0-9]*)")
@@ -95,6 +107,10 @@ class Version:
     path: Path
     manifest: dict
     content: Content = field(repr=False)
+    # What checking it found (``labeler.versions.checking.Findings``), and its completeness
+    # records by question (labeler-testset/3 on; None before).
+    findings: Any = field(default=None, repr=False, compare=False)
+    completeness: Mapping[str, dict] | None = field(default=None, repr=False, compare=False)
 
     @property
     def name(self) -> str:
@@ -116,15 +132,17 @@ class Version:
 # names and folders ---------------------------------------------------------------------------
 
 
-def check_name(name: str) -> str:
+def check_name(name: object, *, path: str | Path | None = None) -> str:
     """A test-set name is a folder name: letters, digits, '.', '_' and '-', 1 to 100 of them
-    (the whole name: a trailing line break is not part of a name)."""
+    (the whole name: a trailing line break is not part of a name). The one rule for a name
+    typed on the command line and a name read from a manifest (``path``), so no name ever
+    becomes a path of its own (``/tmp/x``, ``../..``)."""
     if not isinstance(name, str) or not NAME.fullmatch(name):
+        shown = repr(name) if len(repr(name)) <= 120 else repr(name)[:119] + "…"
         msg = (
-            f"a test-set name is 1 to 100 letters, digits, '.', '_' or '-' (not first), got"
-            f" {name!r}"
+            f"a test-set name is 1 to 100 letters, digits, '.', '_' or '-' (not first), got {shown}"
         )
-        raise LabelerError(msg, field="name")
+        raise LabelerError(msg, path=path, field="name")
     return name
 
 
@@ -231,18 +249,40 @@ def serialise(content: Content) -> dict[str, bytes]:
     }
 
 
-def file_digests(files: Mapping[str, bytes]) -> dict[str, dict]:
+def serialise_lines(records: Iterable[dict]) -> bytes:
+    """Records as a version's JSON lines file (``completeness.jsonl``): the canonical form of
+    ``serialise``'s, in the order given."""
+    return _json_lines(records).encode("utf-8")
+
+
+def format_of(manifest: Mapping) -> str:
+    """The manifest's format; a manifest without one is the first format's."""
+    return str(manifest.get("format", FORMAT_V1))
+
+
+def version_files(manifest: Mapping) -> tuple[str, ...]:
+    """The files a version of this manifest's format holds, beside the manifest and signature."""
+    return FILES.get(format_of(manifest), FILES[FORMAT])
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def canonical_json(value: object) -> bytes:
+    """The one serialisation a hash or a signature is taken over: sorted keys, no spaces."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def file_digests(files: Mapping[str, bytes], names: Iterable[str] = CONTENT_FILES) -> dict:
     """Per-file sha256 and size, kept in the manifest so a check can say which file changed."""
-    return {
-        name: {"sha256": hashlib.sha256(files[name]).hexdigest(), "bytes": len(files[name])}
-        for name in CONTENT_FILES
-    }
+    return {name: {"sha256": sha256_hex(files[name]), "bytes": len(files[name])} for name in names}
 
 
 def hashed_fields(manifest: Mapping) -> dict:
-    """The manifest fields the content hash covers (a missing min_grade reads as 1)."""
+    """The manifest fields the labeler-testset/2 hash covers (a missing min_grade reads as 1)."""
     return {
-        "format": manifest.get("format", FORMAT),
+        "format": manifest.get("format", FORMAT_V2),
         "name": manifest.get("name"),
         "chunking": manifest.get("chunking"),
         "min_grade": manifest.get("min_grade", 1),
@@ -260,31 +300,81 @@ def content_hash_v1(files: Mapping[str, bytes]) -> str:
     return HASH_PREFIX + digest.hexdigest()
 
 
-def content_hash(fields: Mapping, digests: Mapping[str, str]) -> str:
-    """``labeler-testset/2``: sha256 of the canonical JSON (sorted keys, no spaces) of the
-    ``HASHED_FIELDS`` and ``{"files": {name: sha256 of the file}}``."""
+def content_hash_v2(fields: Mapping, digests: Mapping[str, str]) -> str:
+    """``labeler-testset/2``: sha256 of the canonical JSON of the ``HASHED_FIELDS`` and
+    ``{"files": {name: sha256 of the file}}``."""
     body = {
         **{k: fields[k] for k in HASHED_FIELDS},
         "files": {n: digests[n] for n in CONTENT_FILES},
     }
-    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return HASH_PREFIX + hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return HASH_PREFIX + sha256_hex(canonical_json(body))
+
+
+def manifest_hash(manifest: Mapping) -> str:
+    """``labeler-testset/3``: sha256 of the canonical JSON of every manifest field but
+    ``content_hash`` (its ``files`` hold each file's sha256 and size)."""
+    body = {k: v for k, v in manifest.items() if k != "content_hash"}
+    return HASH_PREFIX + sha256_hex(canonical_json(body))
+
+
+def hash_from_digests(manifest: Mapping, digests: Mapping[str, str]) -> str | None:
+    """The content hash the manifest should carry when its files have these sha256 digests;
+    None for the first format, whose hash needs the bytes themselves (``hash_of``)."""
+    kind = format_of(manifest)
+    if kind == FORMAT_V1:
+        return None
+    if kind == FORMAT_V2:
+        return content_hash_v2(hashed_fields(manifest), digests)
+    recorded = manifest.get("files") or {}
+    files = {
+        name: {**(recorded.get(name) or {}), "sha256": digests.get(name)}
+        for name in version_files(manifest)
+    }
+    return manifest_hash({**manifest, "files": files})
 
 
 def hash_of(manifest: Mapping, files: Mapping[str, bytes]) -> str:
     """The content hash the manifest should carry for ``files``, by the manifest's format."""
-    if manifest.get("format", FORMAT_V1) == FORMAT_V1:
+    if format_of(manifest) == FORMAT_V1:
         return content_hash_v1(files)
-    digests = {n: hashlib.sha256(files[n]).hexdigest() for n in CONTENT_FILES}
-    return content_hash(hashed_fields(manifest), digests)
+    if format_of(manifest) == FORMAT_V2:
+        digests = {n: sha256_hex(files[n]) for n in CONTENT_FILES}
+        return content_hash_v2(hashed_fields(manifest), digests)
+    return manifest_hash({**manifest, "files": file_digests(files, version_files(manifest))})
 
 
 def seal(manifest: Mapping, files: Mapping[str, bytes]) -> dict:
     """``manifest`` (``format`` defaulting to the current one) with the files' digests and the
     content hash filled in: what a version's manifest.json holds."""
-    sealed = {"format": FORMAT, **manifest, "files": file_digests(files)}
+    sealed = {"format": FORMAT, **manifest}
+    sealed.pop("content_hash", None)
+    sealed["files"] = file_digests(files, version_files(sealed))
     sealed["content_hash"] = hash_of(sealed, files)
     return sealed
+
+
+def content_key(name: str, chunking: str, min_grade: int, digests: Mapping[str, str]) -> str:
+    """What makes two versions hold the same content, whatever their format: the name, the
+    chunking, min_grade and the sha256 of the three files a consumer evaluates against. (It is
+    the labeler-testset/2 hash of that content.)"""
+    fields = {"format": FORMAT_V2, "name": name, "chunking": chunking, "min_grade": min_grade}
+    return content_hash_v2(fields, digests)
+
+
+def manifest_content_key(manifest: Mapping, files: Mapping[str, bytes] | None = None) -> str:
+    """``content_key`` of a version, from its manifest's file digests (or from ``files``, the
+    bytes, for the first format, whose manifest may not list them)."""
+    if files is not None:
+        digests = {n: sha256_hex(files[n]) for n in CONTENT_FILES}
+    else:
+        recorded = manifest.get("files") or {}
+        digests = {n: str((recorded.get(n) or {}).get("sha256")) for n in CONTENT_FILES}
+    return content_key(
+        str(manifest.get("name")),
+        str(manifest.get("chunking")),
+        int(manifest.get("min_grade", 1)),
+        digests,
+    )
 
 
 def manifest_bytes(manifest: dict) -> bytes:
@@ -293,31 +383,44 @@ def manifest_bytes(manifest: dict) -> bytes:
 
 __all__ = [
     "CHUNKS",
+    "COMPLETENESS",
     "CONTENT_FILES",
+    "FILES",
     "FORMAT",
     "FORMATS",
     "FORMAT_V1",
+    "FORMAT_V2",
     "HASHED_FIELDS",
     "MANIFEST",
     "NAME",
     "QRELS",
     "QUESTIONS",
+    "SIGNATURE",
     "VERSION_DIR",
     "ChunkEntry",
     "Content",
     "QuestionEntry",
     "Version",
+    "canonical_json",
     "check_name",
     "check_trec_ids",
-    "content_hash",
     "content_hash_v1",
+    "content_hash_v2",
+    "content_key",
     "file_digests",
+    "format_of",
+    "hash_from_digests",
     "hash_of",
     "hashed_fields",
     "manifest_bytes",
+    "manifest_content_key",
+    "manifest_hash",
     "seal",
     "serialise",
+    "serialise_lines",
+    "sha256_hex",
     "version_dirs",
+    "version_files",
     "version_folder",
     "version_number",
 ]

@@ -1,12 +1,12 @@
-"""Reading a version folder and checking it against its hash: the whole version (for
-``convert``, ``diff``, ``import testset``), or just what an evaluation needs (``read_testset``:
-the questions and qrels, with the qrels table built by the caller's reader, so that the metric
-engine reads its fast table and this package needs nothing of it).
+"""Reading a version folder, checked first (``labeler.versions.checking``: files, hash,
+signature): the whole version (for ``convert``, ``diff``, ``import testset``), or just what an
+evaluation needs (``read_testset``: the questions and qrels, with the qrels table built by the
+caller's reader, so that the metric engine reads its fast table and this package needs nothing
+of it).
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,26 +24,24 @@ from labeler.readers import (
     lines,
     loads,
 )
+from labeler.versions.checking import Findings, inspect, verify
 from labeler.versions.format import (
     CHUNKS,
-    CONTENT_FILES,
-    FORMAT,
+    COMPLETENESS,
     FORMAT_V1,
     FORMATS,
-    HASHED_FIELDS,
     MANIFEST,
     QRELS,
     QUESTIONS,
     ChunkEntry,
     Content,
     Version,
-    content_hash,
-    file_digests,
-    hash_of,
-    hashed_fields,
+    check_name,
+    version_files,
     version_folder,
     version_number,
 )
+from labeler.versions.signing import NO_TRUST, Trust
 
 Q = TypeVar("Q")
 
@@ -64,6 +62,7 @@ def read_manifest(folder: Path) -> dict:
     for key in ("name", "version", "content_hash"):
         if key not in manifest:
             raise LabelerError("missing", path=path, field=key)
+    check_name(manifest["name"], path=path)
     if manifest.get("format", FORMAT_V1) not in FORMATS:
         msg = f"unknown format {manifest.get('format')!r} (this labeler reads {', '.join(FORMATS)})"
         raise LabelerError(msg, path=path, field="format")
@@ -77,65 +76,13 @@ def read_manifest(folder: Path) -> dict:
     return manifest
 
 
-def read_files(folder: Path, names: Iterable[str] = CONTENT_FILES) -> dict[str, bytes]:
+def read_files(folder: Path, names: Iterable[str]) -> dict[str, bytes]:
     files = {}
     for name in names:
         path = folder / name
         if not path.is_file():
             raise LabelerError("missing from the version folder", path=path)
         files[name] = path.read_bytes()
-    return files
-
-
-def changed_files(folder: Path, manifest: dict) -> list[str]:
-    """What no longer matches the manifest's hash: the content files that changed, or the
-    manifest itself (its hash, or a hashed field such as min_grade). Empty when intact."""
-    try:
-        files = read_files(folder)
-    except LabelerError as error:
-        return [str(error)]
-    if hash_of(manifest, files) == manifest.get("content_hash"):
-        return []
-    recorded = manifest.get("files") or {}
-    actual = file_digests(files)
-    named = [n for n in CONTENT_FILES if recorded.get(n, {}).get("sha256") != actual[n]["sha256"]]
-    fields = ", ".join(HASHED_FIELDS[1:]) if manifest.get("format") == FORMAT else "content_hash"
-    return named or [f"{MANIFEST} ({fields})"]
-
-
-def modified_error(folder: Path, changed: list[str]) -> LabelerError:
-    msg = (
-        f"modified after export (differs from the manifest: {', '.join(changed)});"
-        " a version is immutable: restore it from version control"
-    )
-    return LabelerError(msg, path=folder)
-
-
-def verify(folder: Path, manifest: dict) -> None:
-    """Raise, naming what changed, unless the files are those the manifest's hash covers."""
-    changed = changed_files(folder, manifest)
-    if changed:
-        raise modified_error(folder, changed)
-
-
-def verify_partly(folder: Path, manifest: dict, names: tuple[str, ...]) -> dict[str, bytes]:
-    """Check the files ``names`` (and the manifest) against the hash without reading the
-    others: for the metric engine, which reads questions and qrels but not the chunk texts.
-    The others' digests are taken from the manifest, which the hash covers. Returns the bytes
-    read. An old (v1) version is checked whole."""
-    if manifest.get("format", FORMAT_V1) == FORMAT_V1:
-        verify(folder, manifest)
-        return read_files(folder, names)
-    files = read_files(folder, names)
-    recorded = manifest.get("files") or {}
-    digests = {n: hashlib.sha256(data).hexdigest() for n, data in files.items()}
-    changed = [n for n in names if recorded.get(n, {}).get("sha256") != digests[n]]
-    for name in CONTENT_FILES:
-        digests.setdefault(name, str(recorded.get(name, {}).get("sha256")))
-    if not changed and content_hash(hashed_fields(manifest), digests) != manifest["content_hash"]:
-        changed = [f"{MANIFEST} ({', '.join(HASHED_FIELDS[1:])}, files)"]
-    if changed:
-        raise modified_error(folder, changed)
     return files
 
 
@@ -265,19 +212,45 @@ def parse_content(folder: Path, files: Mapping[str, bytes]) -> Content:
     return Content(questions=questions, qrels=qrels, chunks=chunks)
 
 
-def read_version(folder: str | Path, *, allow_modified: bool = False) -> Version:
-    """Read a version folder, checking its files against the manifest's hash.
+def parse_completeness(path: Path, data: bytes) -> dict[str, dict]:
+    """{question: its completeness record} of a version's completeness.jsonl (see
+    ``labeler.export``): how deep each question's pool was graded when it was exported."""
+    found: dict[str, dict] = {}
+    for line, record in _records(path, data):
+        question_id = as_id(record.get("id"), path=path, line=line, field="id")
+        if question_id in found:
+            msg = f"question id {question_id!r} appears twice"
+            raise LabelerError(msg, path=path, line=line, field="id")
+        found[question_id] = record
+    return found
 
-    A version changed after export raises (naming the files), unless ``allow_modified``.
+
+def read_version(
+    folder: str | Path, *, allow_modified: bool = False, trust: Trust = NO_TRUST
+) -> Version:
+    """Read a version folder, checked first (files, hash, signature under ``trust``).
+
+    A version changed after export raises (naming what differs), unless ``allow_modified``.
     """
     folder = Path(folder)
     if not folder.is_dir():
         raise LabelerError("no such version folder", path=folder)
     manifest = read_manifest(folder)
-    files = read_files(folder)
-    if not allow_modified:
-        verify(folder, manifest)
-    return Version(path=folder, manifest=manifest, content=parse_content(folder, files))
+    if allow_modified:
+        findings, _ = inspect(folder, manifest, trust, names=())
+        files = read_files(folder, version_files(manifest))
+    else:  # the bytes parsed are the bytes checked
+        findings, files = verify(folder, manifest, trust)
+    completeness = files.get(COMPLETENESS)
+    return Version(
+        path=folder,
+        manifest=manifest,
+        content=parse_content(folder, files),
+        findings=findings,
+        completeness=None
+        if completeness is None
+        else parse_completeness(folder / COMPLETENESS, completeness),
+    )
 
 
 # what an evaluation reads ---------------------------------------------------------------------
@@ -296,6 +269,9 @@ class TestSet(Generic[Q]):
     content_hash: str
     qrels: Q
     questions: tuple[Question, ...]
+    # How the version was checked (its signature's state), and its manifest's counts.
+    findings: Findings | None = None
+    counts: Mapping[str, Any] | None = None
 
     def identity(self) -> dict[str, Any]:
         return {
@@ -312,18 +288,22 @@ class TestSet(Generic[Q]):
 
 
 def read_testset(
-    path: str | Path, read_qrels: Callable[[Path, Mapping[str, Question]], Q]
+    path: str | Path,
+    read_qrels: Callable[[Path, Mapping[str, Question]], Q],
+    *,
+    trust: Trust = NO_TRUST,
 ) -> TestSet[Q]:
     """A version written by ``labeler export``: ``exports/<name>/v<N>`` (or ``exports/<name>``
     for its latest version). Reads manifest.json, questions.jsonl and qrels.tsv, checked
     against the content hash, not the chunk texts (a figure is never quoted beside a hash that
     does not cover it). ``read_qrels(path, questions)`` builds the qrels table of the version's
     qrels.tsv; on a file that breaks the version's rules it calls ``check_qrels_file``, which
-    names the line."""
+    names the line. The signature is checked under ``trust``."""
     folder = version_folder(path)
     manifest = read_manifest(folder)
-    files = verify_partly(folder, manifest, (QUESTIONS, QRELS))
+    findings, files = verify(folder, manifest, trust, names=(QUESTIONS, QRELS))
     questions = parse_questions(folder / QUESTIONS, files[QUESTIONS])
+    counts = manifest.get("counts")
     return TestSet(
         path=str(folder),
         name=str(manifest["name"]),
@@ -331,6 +311,8 @@ def read_testset(
         content_hash=str(manifest["content_hash"]),
         qrels=read_qrels(folder / QRELS, questions),
         questions=tuple(questions.values()),
+        findings=findings,
+        counts=counts if isinstance(counts, dict) else None,
     )
 
 
@@ -343,10 +325,9 @@ def check_qrels_file(path: Path, questions: Mapping[str, Question]) -> None:
 
 __all__ = [
     "TestSet",
-    "changed_files",
     "check_qrels",
     "check_qrels_file",
-    "modified_error",
+    "parse_completeness",
     "parse_content",
     "parse_qrels",
     "parse_questions",
@@ -354,6 +335,4 @@ __all__ = [
     "read_manifest",
     "read_testset",
     "read_version",
-    "verify",
-    "verify_partly",
 ]

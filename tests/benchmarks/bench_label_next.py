@@ -25,6 +25,13 @@ Sections (``--sections``, default all):
 - ``calibration``: many small synthetic collections (``--seeds``), label-next from no labels
   for 12 rounds; every round's P(A beats B) binned against how often A truly is better, and
   the first winner named against the truth.
+- ``prior``: the demo again, every pair and metric, from no labels, without and with a judge's
+  grades as the relevance model's prior (``labeler next --prior-judge``): the labels needed to
+  name a winner and to prove it, and rounds whose named winner was wrong. Two judges: the
+  demo's imported one (gpt-4o-mini: 345 grades, on the pools of the questions people graded,
+  15 of them wrong), and a judge of every pair of the pool whose grades are drawn from that
+  judge's own confusion against the ground truth (what a full ``labeler judge run`` of a
+  judge that good would give).
 - ``speed``: next pairs for 10,000 questions x 2 runs x 100 results (nDCG@10), from no labels
   and with 40 % of the pool labelled: wall and CPU time (target: under 2 s), three calls in
   one process, then the first call of a fresh process (what ``labeler next`` makes), and the
@@ -223,6 +230,74 @@ def random_order(seeds: int, metrics: tuple[str, ...]) -> None:
         )
 
 
+def demo_judge() -> dict[tuple[str, str], int]:
+    """The demo's imported judge's relevance grades: {(question, chunk): grade}."""
+    found = {}
+    for line in (DEMO / "judge" / "relevance.jsonl").open(encoding="utf-8"):
+        row = json.loads(line)
+        if row["metric"] == "relevance" and row["rater_kind"] == "model":
+            found[row["question"], row["chunk_id"]] = int(row["verdict"])
+    return found
+
+
+def full_judge(pool, oracle: np.ndarray, known: dict, rng: np.random.Generator) -> np.ndarray:
+    """A grade for every slot, drawn from the demo judge's confusion against the oracle (its
+    rows: true grade; smoothed by one count per cell)."""
+    confusion = np.ones((3, 3))
+    ids = pool.chunk_ids(np.arange(pool.size))
+    for slot in range(pool.size):
+        said = known.get((pool.questions[pool.question[slot]], ids[slot]))
+        if said is not None:
+            confusion[oracle[slot], said] += 1
+    rows = confusion / confusion.sum(axis=1, keepdims=True)
+    return np.array([rng.choice(3, p=rows[g]) for g in oracle], dtype=np.int8)
+
+
+def prior(metrics: tuple[str, ...]) -> None:
+    """Label-next with and without a judge's prior, on the demo from no labels."""
+    from labeler.metrics.judge_prior import slot_grades
+
+    print(f"\n== Demo with a judge's prior: labels to name and to prove a winner ({load()})")
+    questions = [json.loads(line)["id"] for line in (DEMO / "questions.jsonl").open()]
+    truth = read_qrels(DEMO / "ground_truth.qrels").with_questions(questions)
+    runs = {name: read_run(DEMO / "runs" / f"{name}.trec") for name in ("weak", "bm25", "hybrid")}
+    known = demo_judge()
+    print(
+        f"{'metric':<13}{'A vs B':<17}{'pool':>5} {'judge':<13}{'graded':>7}"
+        f"{'named':>8}{'wrong':>6}{'proven':>8}"
+    )
+    totals: dict[str, list[int]] = {}
+    for metric in metrics:
+        for a, b in DEMO_PAIRS:
+            pool = sim.fresh(questions, runs[a], runs[b], metric)
+            oracle = sim.oracle_grades(pool, truth)
+            sign = sim.truth_sign(truth, runs[a], runs[b], metric)
+            judges = {
+                "none": None,
+                "imported": slot_grades(pool, known),
+                "every pair": full_judge(pool, oracle, known, np.random.default_rng(3)),
+            }
+            for name, grades in judges.items():
+                trace = sim.label_next(pool, oracle, sign, prior=grades)
+                graded = 0 if grades is None else int((grades >= 0).sum())
+                print(
+                    f"{metric:<13}{a + ' vs ' + b:<17}{pool.size:5d} {name:<13}{graded:7d}"
+                    f"{trace.named_at if trace.named_at is not None else -1:8d}{trace.wrong:6d}"
+                    f"{trace.proven_at if trace.proven_at is not None else -1:8d}",
+                    flush=True,
+                )
+                entry = totals.setdefault(name, [0, 0, 0, 0])
+                entry[0] += trace.named_at or 0
+                entry[1] += trace.proven_at or 0
+                entry[2] += trace.wrong
+                entry[3] += trace.named == sign
+    for name, (named, proven, wrong, right) in totals.items():
+        print(
+            f"   {name:<11} in all: named after {named} labels, proven after {proven};"
+            f" {wrong} rounds with a wrong winner; first winner right {right} times"
+        )
+
+
 SPEED_CASES = ("no labels", "40 % of the pool labelled")
 
 
@@ -306,7 +381,7 @@ def speed_first(label: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sections", default="speed,demo,random,calibration,synthetic")
+    parser.add_argument("--sections", default="speed,demo,prior,random,calibration,synthetic")
     parser.add_argument("--questions", type=int, default=1000)
     parser.add_argument("--seeds", type=int, default=15)
     parser.add_argument("--synthetic-metrics", default="ndcg@10")
@@ -327,6 +402,8 @@ def main() -> None:
         speed()
     if "demo" in sections:
         demo()
+    if "prior" in sections:
+        prior(DEMO_METRICS)
     if "random" in sections:
         random_order(args.seeds // 3 or 1, tuple(args.calibration_metrics.split(",")))
     if "calibration" in sections:

@@ -20,12 +20,21 @@ import streamlit as st
 
 from labeler.app.state import exports_path, get_store, store_fragment, user_errors
 from labeler.app.widgets import note
-from labeler.export import Selection, export_testset, plan_export
+from labeler.export import Selection, export_testset, partial_rows, plan_export
 from labeler.grading.consensus import POLICIES, DisagreementError
 from labeler.versions.diff import VersionDiff, describe_changes, diff_contents
-from labeler.versions.format import CONTENT_FILES, MANIFEST, Content, version_dirs
-from labeler.versions.history import VersionInfo, check_version, names_under, witnessed, zip_version
+from labeler.versions.format import Content, version_dirs
+from labeler.versions.history import (
+    VersionInfo,
+    check_version,
+    missing_versions,
+    names_under,
+    version_trust,
+    witnessed,
+    zip_version,
+)
 from labeler.versions.reading import read_version
+from labeler.versions.signing import Trust
 
 store = get_store()
 OUT = Path(exports_path())
@@ -37,21 +46,22 @@ LAST = "export_last"
 
 
 def stamp(path: Path) -> tuple:
-    """What identifies a version folder's files as they are now: name, size, mtime of each."""
+    """What identifies a version folder's files as they are now: name, size, mtime of each
+    (every file in it: an extra file is a change too)."""
     found = []
-    for name in (MANIFEST, *CONTENT_FILES):
+    for child in sorted(path.iterdir()) if path.is_dir() else ():
         try:
-            info = (path / name).stat()
+            info = child.stat()
         except OSError:
-            found.append((name, None, None))
+            found.append((child.name, None, None))
         else:
-            found.append((name, info.st_size, info.st_mtime_ns))
+            found.append((child.name, info.st_size, info.st_mtime_ns))
     return tuple(found)
 
 
 @st.cache_resource(max_entries=256, show_spinner=False)
-def checked(name: str, number: int, path: str, files: tuple) -> VersionInfo:
-    return check_version(name, number, Path(path))
+def checked(name: str, number: int, path: str, files: tuple, trust: Trust) -> VersionInfo:
+    return check_version(name, number, Path(path), trust)
 
 
 @st.cache_resource(max_entries=16, show_spinner="Reading the version…")
@@ -62,17 +72,27 @@ def content(path: str, files: tuple) -> Content:
 @st.cache_resource(max_entries=32, show_spinner="Comparing…")
 def compared(old: str, old_stamp: tuple, new: str, new_stamp: tuple) -> tuple[VersionDiff, list]:
     diff = diff_contents(content(old, old_stamp), content(new, new_stamp))
-    return diff, change_rows(diff)
+    return diff, diff.rows()
 
 
 def versions(name: str) -> list[VersionInfo]:
     """The versions of ``name``, oldest first, each checked (cached) and witnessed by the
     database's record of its export (read fresh: it is one small query)."""
     recorded = store.versions.recorded(name)
-    return [
-        witnessed(checked(name, number, str(path), stamp(path)), recorded.get(number))
+    found = [
+        witnessed(
+            checked(
+                name,
+                number,
+                str(path),
+                stamp(path),
+                version_trust(store, recorded.get(number), path),
+            ),
+            recorded.get(number),
+        )
         for number, path in version_dirs(OUT, name)
     ]
+    return sorted(found + missing_versions(store, OUT, name), key=lambda i: i.number)
 
 
 def selection_form() -> tuple[str, Selection, str | None]:
@@ -122,26 +142,6 @@ def selection_form() -> tuple[str, Selection, str | None]:
     return name.strip(), selection, action
 
 
-def change_rows(diff) -> list[dict]:
-    rows = []
-    for change in diff.questions:
-        question = change.new or change.old
-        rows.append(
-            {
-                "question": change.id,
-                "change": change.status,
-                "text": question.question,
-                "fields edited": ", ".join(change.fields),
-                "labels": "; ".join(
-                    f"{c.chunk_id}: {'none' if c.old is None else c.old} → "
-                    f"{'none' if c.new is None else c.new}"
-                    for c in change.labels
-                ),
-            }
-        )
-    return rows
-
-
 def show_summary(data: dict) -> None:
     counts = data["counts"]
     a, b, c, d = st.columns(4)
@@ -161,6 +161,15 @@ def show_summary(data: dict) -> None:
             " were given, and no reviewer has confirmed them yet (see the grading page).",
             icon=":material/history:",
         )
+    if data.get("partial"):
+        st.warning(
+            f"{len(data['partial'])} question(s) partially graded: their ungraded candidates"
+            " count as not relevant in an evaluation (a minimum depth leaves them out:"
+            " `labeler export NAME --require-depth K`).",
+            icon=":material/rule:",
+        )
+        with st.container(key="export_partial"):
+            st.dataframe(data["partial"], hide_index=True)
     if data.get("changes_rows") is not None:
         st.caption(describe_changes(data["changes"], data["parent"]).capitalize())
         if data["changes_rows"]:
@@ -168,20 +177,19 @@ def show_summary(data: dict) -> None:
                 st.dataframe(data["changes_rows"], hide_index=True)
 
 
-def remember_plan(name: str, selection: Selection) -> None:
-    plan = plan_export(store, name, out=OUT, selection=selection)
-    st.session_state[LAST] = {
-        "kind": "preview",
+def shown(kind: str, name: str, selection: Selection, plan, **more: object) -> dict:
+    """What the page keeps of a preview or an export, to show until the selection changes."""
+    return {
+        "kind": kind,
         "name": name,
         "selection": selection.as_dict(),
-        "version": plan.version,
         "parent": plan.parent,
-        "existing": plan.existing,
         "counts": dict(plan.counts),
         "content_hash": plan.content_hash,
         "changes": None if plan.diff is None else plan.diff.summary(),
-        "changes_rows": None if plan.diff is None else change_rows(plan.diff),
+        "changes_rows": None if plan.diff is None else plan.diff.rows(),
         "stale": plan.stale_labels,
+        "partial": partial_rows(plan.partial),
         "disagreements": [
             {
                 "question": d.question_id,
@@ -193,25 +201,28 @@ def remember_plan(name: str, selection: Selection) -> None:
             }
             for d in plan.disagreements
         ],
+        **more,
     }
+
+
+def remember_plan(name: str, selection: Selection) -> None:
+    plan = plan_export(store, name, out=OUT, selection=selection)
+    st.session_state[LAST] = shown(
+        "preview", name, selection, plan, version=plan.version, existing=plan.existing
+    )
 
 
 def create(name: str, selection: Selection) -> None:
     result = export_testset(store, name, out=OUT, selection=selection)
-    st.session_state[LAST] = {
-        "kind": result.status,
-        "name": name,
-        "selection": selection.as_dict(),
-        "version": result.version,
-        "path": str(result.path),
-        "parent": result.plan.parent,
-        "counts": dict(result.plan.counts),
-        "content_hash": result.plan.content_hash,
-        "changes": None if result.plan.diff is None else result.plan.diff.summary(),
-        "changes_rows": None if result.plan.diff is None else change_rows(result.plan.diff),
-        "stale": result.plan.stale_labels,
-        "disagreements": [],
-    }
+    st.session_state[LAST] = shown(
+        result.status,
+        name,
+        selection,
+        result.plan,
+        version=result.version,
+        path=str(result.path),
+        disagreements=[],
+    )
     st.session_state["export_history_name"] = name
 
 
@@ -289,8 +300,8 @@ def history() -> None:
             [history_row(i) for i in reversed(infos)],
             hide_index=True,
         )
-    numbers = [i.number for i in reversed(infos)]
-    paths = {i.number: i.path for i in infos}
+    numbers = [i.number for i in reversed(infos) if not i.missing]
+    paths = {i.number: i.path for i in infos if not i.missing}
     compare(numbers, paths)
     download(name, numbers, paths)
 

@@ -15,6 +15,7 @@ from labeler.app.state import db_path, get_store, user_errors
 from labeler.app.widgets import safe_text_html
 from labeler.judge.render import item_label
 from labeler.judge.report import MetricReport, metric_report, report_metrics
+from labeler.judge.reveal import revealed_judge, set_revealed_judge
 from labeler.judge.scales import RELEVANCE
 from labeler.store.ratings import parse_relevance_key
 
@@ -195,6 +196,21 @@ def humans_section(report: MetricReport) -> None:
         )
 
 
+def reveal_choice(judges: list[str]) -> None:
+    """A lead's switch (``labeler judge reveal``): the judge whose relevance grade reviewers
+    see beside a chunk once they have graded it, never before."""
+    options = [None, *judges]
+    current = revealed_judge(store)
+    st.session_state["judge_report_reveal"] = current if current in options else None
+    st.selectbox(
+        "Shown to reviewers after their own grade",
+        options,
+        format_func=lambda j: "no judge" if j is None else j,
+        key="judge_report_reveal",
+        on_change=lambda: set_revealed_judge(store, st.session_state["judge_report_reveal"]),
+    )
+
+
 def render() -> None:
     st.title("Judge report")
     metrics = report_metrics(store, chunking)
@@ -220,6 +236,8 @@ def render() -> None:
         )
         if not report.judges:
             st.info("No judge has rated this metric yet.")
+        elif metric == RELEVANCE:
+            reveal_choice(list(report.judges))
         names = list(report.judges)
         if len(names) > 1:
             chosen = st.selectbox("Judge", names, key="judge_report_judge")

@@ -46,7 +46,7 @@ CUTOFFS = [1, 3, 5, 10, 20, 50, 100]
 
 
 def choose_labels(column) -> object | None:
-    versions = intact_versions(OUT)
+    versions = intact_versions(OUT, store=store)
     with column:
         source = st.selectbox(
             "Labels",
@@ -288,7 +288,7 @@ def versions_side_by_side(runs, metrics: list[str]) -> None:
         return
     left, middle, right = st.columns(3)
     name = left.selectbox("Test set", names, key="results_testset")
-    path = {i.number: i.path for i in list_versions(OUT, name) if i.intact}
+    path = {i.number: i.path for i in list_versions(OUT, name, store=store) if i.intact}
     numbers = list(path)
     if len(numbers) < 2:
         caption(f"{name} has one version: export another to compare them.")
