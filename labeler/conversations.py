@@ -145,6 +145,25 @@ def standalone_text(question: Question) -> str:
     return SEARCH_CHOICES[default_search(question)].text(question) or question.text
 
 
+def prompt_text(question: Question) -> str:
+    """The question as a judge reads it: its text, or for a turn the conversation before it,
+    the turn and its rewrite, as the grading page shows them. A judge given "And in the
+    sandbox?" alone cannot know what is asked; and the text, which keys the judge's cache, then
+    tells apart the same words said in two conversations."""
+    turn = question.turn
+    if turn is None or not (turn.history or turn.rewrite):
+        return question.text  # a first turn without a rewrite asks what it says
+    lines = []
+    if turn.history:
+        lines.append(f"Conversation before the question (turn {turn.number}):")
+        lines += [f"{message.role}: {message.text}" for message in turn.history]
+        lines.append("")
+    lines.append(f"Question: {question.text}")
+    if turn.rewrite:
+        lines.append(f"Standalone rewrite of the question: {turn.rewrite}")
+    return "\n".join(lines)
+
+
 def check_search(name: str) -> str:
     if name not in SEARCH_CHOICES:
         msg = f"unknown search {name!r}; choose one of: {', '.join(SEARCH_CHOICES)}"
@@ -326,6 +345,7 @@ __all__ = [
     "describe_turn",
     "is_first_turn",
     "order_key",
+    "prompt_text",
     "read_messages",
     "read_turn",
     "same_turn",

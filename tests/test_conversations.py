@@ -9,6 +9,7 @@ from labeler.conversations import (
     default_search,
     describe_turn,
     order_key,
+    prompt_text,
     read_turn,
     search_choice,
     search_choices,
@@ -52,6 +53,28 @@ def test_the_search_of_a_turn_asks_its_rewrite_by_default() -> None:
     assert search_choices(THIRD) == ["rewrite", "previous", "turn", "conversation"]
     assert (default_search(THIRD), search_choice(THIRD)) == ("rewrite", "rewrite")
     assert search_text(THIRD) == "What happens over the sandbox rate limit?"
+
+
+def test_a_judge_reads_a_turn_with_its_conversation_and_rewrite() -> None:
+    assert prompt_text(THIRD) == (
+        "Conversation before the question (turn 3):\n"
+        "user: What is the rate limit?\n"
+        "assistant: 100 requests per minute.\n"
+        "tool: rate-limits: 100/min\n"
+        "user: And in the sandbox?\n"
+        "assistant: 25.\n"
+        "\n"
+        "Question: What happens when I go over it?\n"
+        "Standalone rewrite of the question: What happens over the sandbox rate limit?"
+    )
+    first = Question("c::1", "What is the rate limit?", turn=Turn("c", 1, ()))
+    assert prompt_text(first) == "What is the rate limit?"
+    rewritten = Question("c::1", "And it?", turn=Turn("c", 1, (), rewrite="What is it?"))
+    assert (
+        prompt_text(rewritten)
+        == "Question: And it?\nStandalone rewrite of the question: What is it?"
+    )
+    assert prompt_text(ALONE) == "How do I retry after a 429?"
 
 
 def test_without_a_rewrite_the_turn_is_searched_with_the_previous_user_turn() -> None:
