@@ -195,3 +195,25 @@ def test_the_spot_check_of_a_turn_shows_its_conversation(talking: Store, tmp_pat
     item = review.open_item(talking, "rel", plan.items[0].item, "ana")
     assert (item.question_id, item.question) == ("c1::2", "And what happens to the ones over that?")
     assert item.turn.history[0].text == "How many requests may one API key send?"
+
+
+def test_label_next_offers_a_turns_pairs(talking: Store, tmp_path: Path) -> None:
+    """``labeler next`` between two runs that differ on a turn only: the pairs to grade are
+    that turn's, by its id."""
+    from labeler.grading.decide import decide_runs
+    from labeler.importers import import_run
+
+    for name, first, second in (("a", "error-codes", "webhooks"), ("b", "webhooks", "error-codes")):
+        run = tmp_path / f"{name}.trec"
+        run.write_text(
+            f"c1::1 Q0 rate-limits 1 2.0 {name}\nc1::2 Q0 {first} 1 2.0 {name}\n"
+            f"c1::2 Q0 {second} 2 1.0 {name}\n",
+            encoding="utf-8",
+        )
+        import_run(talking, run)
+    talking.labels.set_grade("c1::1", CHUNKING, "rate-limits", "ana", 2)
+    decision = decide_runs(talking, "a", "b", "mrr@10", budget=5)
+    assert sorted((p.question, p.chunk) for p in decision.pairs) == [
+        ("c1::2", "error-codes"),
+        ("c1::2", "webhooks"),
+    ]
