@@ -141,6 +141,25 @@ def with_changed(tmp_path: Path, index: int, change) -> Path:
     return write_lines(tmp_path / "tasks.jsonl", lines)
 
 
+def test_a_new_text_for_a_graded_turn_is_refused(store: Store, tmp_path: Path) -> None:
+    """As every import of questions: the annotators' labels were given for the old text."""
+    import_mtrag(store, SAMPLE)
+    before = table_counts(store)
+
+    def reword(record: dict) -> None:
+        record["input"][-1]["text"] = "Who coaches the Patriots now?"
+
+    path = with_changed(tmp_path, 7, reword)
+    with pytest.raises(LabelerError) as error:
+        import_mtrag(store, path)
+    assert str(error.value).startswith(
+        f'{path}:8: field "question": changes the text of 1 question already graded:'
+        f" {CARDINALS}::8 (2 labels)."
+    )
+    assert table_counts(store) == before
+    assert store.questions.get(f"{CARDINALS}::8").text == "Who is the Patriot's coach?"
+
+
 def test_nan_anywhere_else_is_an_error(store: Store, tmp_path: Path) -> None:
     lines = sample_lines()
     lines[2] = lines[2].replace('"turn": 3,', '"turn": NaN,')
