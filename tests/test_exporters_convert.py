@@ -391,7 +391,13 @@ def talk(tmp_path: Path) -> Path:
     files = serialise(TALK)
     for name, data in files.items():
         (folder / name).write_bytes(data)
-    manifest = {"name": "talk", "version": 1, "chunking": "default", "min_grade": 1}
+    manifest = {
+        "format": "labeler-testset/2",  # unsigned, as the version fixture above
+        "name": "talk",
+        "version": 1,
+        "chunking": "default",
+        "min_grade": 1,
+    }
     (folder / "manifest.json").write_bytes(manifest_bytes(seal(manifest, files)))
     return folder
 
@@ -556,7 +562,7 @@ def test_a_version_round_trips_with_its_conversations(talk: Path, tmp_path: Path
         same_conversations(fresh)
         again = export_testset(fresh, "talk", out=tmp_path / "again")
     original = json.loads((talk / "manifest.json").read_text(encoding="utf-8"))
-    assert again.plan.content_hash == original["content_hash"]
+    assert again.plan.content_key == original["content_hash"]  # a v2 hash is its content key
 
 
 def test_beir_round_trips_with_its_conversations(talk: Path, tmp_path: Path) -> None:
@@ -567,7 +573,7 @@ def test_beir_round_trips_with_its_conversations(talk: Path, tmp_path: Path) -> 
         same_conversations(fresh)
         again = export_testset(fresh, "talk", out=tmp_path / "again")
     original = json.loads((talk / "manifest.json").read_text(encoding="utf-8"))
-    assert again.plan.content_hash == original["content_hash"]
+    assert again.plan.content_key == original["content_hash"]  # a v2 hash is its content key
 
 
 @pytest.mark.parametrize(
