@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from labeler.dense.project import dense_config, embed_chunking, installed_key
 from labeler.errors import LabelerError
 from labeler.grading.candidates import pool
 from labeler.grading.labeling import mark, set_note
+from labeler.grading.worker import compute_pools
 from labeler.importers import (
     import_chunks,
     import_documents,
@@ -46,18 +49,10 @@ def load_demo(store: Store, folder: str | Path = DEMO_DIR) -> list[ImportReport]
         reports += [import_run(store, run) for run in sorted((folder / "runs").glob("*.trec"))]
         for qrels in sorted((folder / "labels").glob("*.qrels")):
             reports.append(import_qrels(store, qrels, reviewer=qrels.stem))
-        unanswerable = folder / "labels" / "unanswerable.tsv"
-        marked: set[tuple[str, str]] = set()
-        if unanswerable.is_file():
-            for _, cols in iter_columns(unanswerable):
-                mark(store, cols[0], cols[1], unanswerable=True)
-                marked.add((cols[0], cols[1]))
-        truth = folder / "ground_truth.qrels"
-        if truth.is_file():
-            for reviewer in sorted(p.stem for p in (folder / "labels").glob("*.qrels")):
-                report = _complete_pools(store, truth, reviewer, marked)
-                if report is not None:
-                    reports.append(report)
+        marked = _unanswerable(folder)
+        for question_id, reviewer in marked:
+            mark(store, question_id, reviewer, unanswerable=True)
+        reports += _complete_all_pools(store, folder, set(marked))
         reports += load_judge_demo(store, folder / "judge")
         if (folder / "remap" / "chunks.jsonl").is_file():
             reports += _load_remap(store, folder / "remap")
@@ -147,26 +142,29 @@ def load_judge_demo(store: Store, folder: Path) -> list[ImportReport]:
 def _load_remap(store: Store, folder: Path) -> list[ImportReport]:
     """The revised documents and the second chunking, then the remap of every label onto it
     (the grading page keeps working on ``default``: the current chunking does not change)."""
-    from labeler.remap import remap
-
     reports = [
         import_documents(store, folder / "documents.jsonl"),
         import_chunks(store, folder / "chunks.jsonl", chunking=REMAP_CHUNKING),
     ]
+    return [*reports, _remap_labels(store, folder)]
+
+
+def _remap_labels(store: Store, folder: Path) -> ImportReport:
+    """The remap of every label of ``default`` onto the second chunking (again after labels
+    were added: a second remap carries only the new ones)."""
+    from labeler.remap import remap
+
     result = remap(store, "default", REMAP_CHUNKING)
     proposals = {
         (m.question_id, m.new_chunk) for m in result.plan.label_mappings() if m.decision == "queued"
     }
-    reports.append(
-        ImportReport(
-            "remap",
-            str(folder),
-            added=result.labels_added,
-            unchanged=result.labels_present,
-            detail=f"default -> {REMAP_CHUNKING}: {len(proposals)} proposals in the remap queue",
-        )
+    return ImportReport(
+        "remap",
+        str(folder),
+        added=result.labels_added,
+        unchanged=result.labels_present,
+        detail=f"default -> {REMAP_CHUNKING}: {len(proposals)} proposals in the remap queue",
     )
-    return reports
 
 
 def _review(store: Store, folder: Path) -> list[ImportReport]:
@@ -233,6 +231,67 @@ def _results_versions(store: Store) -> list[ImportReport]:
     return reports
 
 
+def _unanswerable(folder: Path) -> list[tuple[str, str]]:
+    """(question, reviewer) of the demo's unanswerable marks, in the file's order."""
+    unanswerable = folder / "labels" / "unanswerable.tsv"
+    if not unanswerable.is_file():
+        return []
+    return [(cols[0], cols[1]) for _, cols in iter_columns(unanswerable)]
+
+
+def _complete_all_pools(
+    store: Store, folder: Path, marked: set[tuple[str, str]]
+) -> list[ImportReport]:
+    truth = folder / "ground_truth.qrels"
+    if not truth.is_file():
+        return []
+    reports = []
+    for reviewer in sorted(p.stem for p in (folder / "labels").glob("*.qrels")):
+        report = _complete_pools(store, truth, reviewer, marked)
+        if report is not None:
+            reports.append(report)
+    return reports
+
+
+def embed_demo(
+    store: Store,
+    folder: str | Path = DEMO_DIR,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[ImportReport]:
+    """Where the embed extra is installed: vectors for the demo's chunks (336, once: a second
+    load embeds nothing), every question's dense pool, and the pools the demo's reviewers
+    finished completed again from the ground truth, so their questions still open as finished
+    work while the others show dense candidates to grade. Without the extra, nothing (the
+    demo works without dense candidates)."""
+    if installed_key(dense_config(store).model) is None:
+        return []
+    chunking = store.corpus.current_chunking()
+    embedded = embed_chunking(store, chunking, progress=progress)
+    pools = compute_pools(store, store.questions.ids(), chunking, kinds=("dense",))
+    reports = [
+        ImportReport(
+            "vectors",
+            str(embedded.path),
+            added=embedded.embedded,
+            unchanged=embedded.chunks - embedded.embedded,
+            detail=embedded.model_key,
+        ),
+        ImportReport(
+            "dense pools", chunking, added=pools.written, unchanged=pools.current, detail=""
+        ),
+    ]
+    remapped = Path(folder) / "remap"
+    with store.write():
+        completed = _complete_all_pools(store, Path(folder), set(_unanswerable(Path(folder))))
+        reports += completed
+        if completed and (remapped / "chunks.jsonl").is_file():
+            # The labels that completed the pools are carried to the second chunking now, as
+            # load_demo carried the others, so that loading the demo again changes nothing.
+            reports.append(_remap_labels(store, remapped))
+    return reports
+
+
 def _complete_pools(
     store: Store, truth: Path, reviewer: str, marked: set[tuple[str, str]]
 ) -> ImportReport | None:
@@ -268,4 +327,4 @@ def _complete_pools(
     return replace(report, kind="pool completion", detail=f"reviewer {reviewer!r}")
 
 
-__all__ = ["DEMO_DB", "DEMO_DIR", "load_demo"]
+__all__ = ["DEMO_DB", "DEMO_DIR", "embed_demo", "load_demo"]

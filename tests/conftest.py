@@ -125,6 +125,15 @@ def loaded(store: Store, files: dict[str, Path]) -> Store:
     return store
 
 
+@pytest.fixture
+def letters(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Store:
+    """A project whose embedding model is a bag of four letters, its values worked by hand
+    (tests/test_dense_project.py)."""
+    from tests.test_dense_project import letters_project
+
+    yield from letters_project(monkeypatch, tmp_path)
+
+
 def table_counts(store: Store) -> dict[str, int]:
     """Rows per table: the 'nothing was written' check after a failed import."""
     tables = [

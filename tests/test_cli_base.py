@@ -112,12 +112,14 @@ ARGUMENTS = {
         "--all",
     ),
     "judge sample": ("--metric", "faith"),
+    "key export-public": ("public.pem",),
     "next": ("--run", "bm25", "--run", "hybrid"),
     "remap": ("--from", "v1", "--to", "v2"),
     "review accept": ("q1", "--reviewer", "ana"),
     "review reject": ("q1", "--reason", "duplicate", "--reviewer", "ana"),
     "search": ("retry",),
-    "versions": ("x",),
+    "versions list": ("x",),
+    "versions verify": ("exports/x/v1",),
 }
 
 

@@ -249,6 +249,22 @@ def test_depth_and_selection(project: Store, server: JudgeServer) -> None:
         plan_run(project, options(server, selection=Selection(questions=("nope",))))
 
 
+def test_which_pool_entries_a_judge_rates() -> None:
+    from labeler.grading.candidates import PoolEntry
+    from labeler.judge.run import judged
+    from labeler.store.pool import PoolSource
+
+    def entry(*sources: PoolSource) -> PoolEntry:
+        return PoolEntry("c1", sources)
+
+    dense = PoolSource("", "dense", "all-MiniLM-L6-v2-int8@1.0.0", 7)
+    assert judged(entry(dense), depth=3)  # a search's candidate, whatever the run depth
+    assert judged(entry(PoolSource("", "search", "bm25", 9)), depth=3)
+    assert not judged(entry(PoolSource("", "run", "bm25", 4)), depth=3)
+    assert judged(entry(PoolSource("", "run", "bm25", 3)), depth=3)
+    assert not judged(entry(PoolSource("", "labelled", "maria", None)), depth=None)
+
+
 def test_a_chunk_only_labelled_is_not_judged(project: Store, server: JudgeServer) -> None:
     from labeler.grading import labeling
 

@@ -11,11 +11,13 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
+from labeler.app.state import user_errors
 from labeler.app.widgets import caption, note, safe_text_html, show_text, tags_html
+from labeler.dense.project import SEARCH_MODES
 from labeler.grading import labeling
 from labeler.grading.candidates import describe_sources
 from labeler.models import GRADE_LABELS, Chunk, Grade, Question
-from labeler.store import SearchHit, Span, match_spans
+from labeler.store import Span, match_spans
 
 # "2 · answers it": the grades' names (labeler.models), with a dot after the number.
 GRADE_NAMES = {int(g): name.replace(" ", " · ", 1) for g, name in GRADE_LABELS.items()}
@@ -201,16 +203,31 @@ def note_editor(
 
 def search_box(
     view: labeling.QuestionView,
-    search: Callable[[str], list[SearchHit]],
+    search: Callable[[str, str], list[Chunk]],
     on_add: Callable[[str, str], None],
+    *,
+    modes: Sequence[str] = ("words",),
 ) -> None:
-    """Search the corpus (``search``: the hits for a query) and add a chunk to the pool."""
+    """Search the corpus (``search``: the chunks for a query and a mode of
+    ``dense.project.SEARCH_MODES``) and add a chunk to the pool. The modes offered are
+    ``modes``: by meaning and hybrid only where the chunking has vectors."""
     with st.expander("Search the corpus for a chunk the retrievers missed"):
+        how = "words"
+        if len(modes) > 1:
+            how = st.radio(
+                "Search by",
+                modes,
+                key="label_search_how",
+                format_func=SEARCH_MODES.get,
+                horizontal=True,
+            )
         query = st.text_input("Search", key="label_search", placeholder="words to find")
         if not query.strip():
             return
         in_pool = {c.chunk.id for c in view.candidates}
-        hits = search(query)
+        hits: list[Chunk] = []
+        with user_errors(), st.spinner("Searching…"):
+            hits = search(query, how)
         if not hits:
             st.caption("No chunk matches.")
         for hit, spans in zip(hits, match_spans([h.text for h in hits], query), strict=True):

@@ -19,6 +19,7 @@ COMMANDS = {
     "convert": "convert",
     "demo": "serve",
     "diff": "versions",
+    "embed": "embed",
     "eval": "evaluate",
     "export": "export",
     "faithfulness": "evaluate",

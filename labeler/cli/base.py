@@ -34,7 +34,7 @@ GROUP_DB = "labeler.db"  # where the group's --db waits for the command (ctx.met
 CREATES_DATABASE = ("init", "import", "judge import", "demo")
 # Commands that read version folders and use the database only when it exists (as a witness
 # of what it exported): they neither create nor require one.
-DATABASE_OPTIONAL = ("versions", "diff", "convert")
+DATABASE_OPTIONAL = ("versions list", "versions verify", "diff", "convert")
 
 
 class LabelerGroup(click.Group):

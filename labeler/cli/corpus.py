@@ -81,18 +81,38 @@ def status(fmt: str, db_path: Path) -> None:
 @click.argument("query")
 @click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True)
 @click.option("--chunking", default=None, help="Chunking to search (default: current).")
+@click.option(
+    "--dense",
+    "how",
+    flag_value="dense",
+    help="Search by meaning: the chunks nearest to the query by the embedding model (needs "
+    "labeler embed).",
+)
+@click.option(
+    "--hybrid",
+    "how",
+    flag_value="hybrid",
+    help="Both: reciprocal rank fusion of BM25 and dense search, each to 50, with k = 60 "
+    "(docs/dense.md).",
+)
 @format_option
 @db_option
-def search(query: str, limit: int, chunking: str | None, fmt: str, db_path: Path) -> None:
-    """Full-text search (BM25) over the chunks: every word must match, else any.
+def search(
+    query: str, limit: int, chunking: str | None, how: str | None, fmt: str, db_path: Path
+) -> None:
+    """Search the chunks: full-text (BM25; every word must match, else any), or by meaning
+    (--dense), or both fused (--hybrid).
 
     \b
     Example:
         labeler search "retry after 429"
+        labeler search --hybrid "what happens when I send too many requests"
     """
+    from labeler.dense.project import search_corpus
+
     with open_store(db_path) as store:
         chunking = chunking or store.corpus.current_chunking()
-        hits = store.search.search_chunks(chunking, query, limit=limit)
+        hits = search_corpus(store, chunking, query, how=how or "words", limit=limit)
     if fmt == "json":
         echo_json(
             [{"id": c.id, "title": c.title, "doc_id": c.doc_id, "text": c.text} for c in hits]

@@ -8,18 +8,14 @@ from pathlib import Path
 import click
 
 from labeler.cli.base import db_option, echo_json, main, open_store
-from labeler.errors import LabelerError
 
 KEY_FORMATS = ("pem", "base64", "json")
 
 
 def _public_key(db_path: Path):
-    """The project's public key; the database must exist (nothing is created to show one)."""
+    """The project's public key; the database must exist (``open_store`` creates none)."""
     from labeler.versions.signing import project_key
 
-    if not db_path.exists():
-        msg = "no database here (its key signs its versions): give --db PATH, or `labeler init`"
-        raise LabelerError(msg, path=db_path)
     with open_store(db_path) as store:
         return project_key(store).public, store.keys.created_at()
 

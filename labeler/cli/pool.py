@@ -1,5 +1,5 @@
 """``labeler pool``: show each question's candidates with every source that put them there,
-or compute the search pools ahead (``--compute``)."""
+or compute the search and dense pools ahead (``--compute``)."""
 
 from __future__ import annotations
 
@@ -44,8 +44,8 @@ def _describe(sources: list[dict]) -> str:
 @click.option(
     "--compute",
     is_flag=True,
-    help="Compute the search pools that are missing or stale, with a progress bar; stopped "
-    "halfway, a second run goes on where it stopped.",
+    help="Compute the search (and dense) pools that are missing or stale, with a progress "
+    "bar; stopped halfway, a second run goes on where it stopped.",
 )
 @click.option("--chunking", default=None, help="Chunking of the pools (default: current).")
 @click.option(
@@ -65,19 +65,20 @@ def pool_cmd(
     db_path: Path,
 ) -> None:
     """Each question's candidates, with every source that put each one in its pool: a run
-    (and its rank), the full-text search (its rank in the search results), a reviewer who
-    added it, the generator of the question, a reviewer who labelled it. Candidates are in the
-    blind order the grading page shows.
+    (and its rank), the full-text search (its rank in the search results), the dense search
+    (its model and rank, where the chunking has vectors: labeler embed), a reviewer who added
+    it, the generator of the question, a reviewer who labelled it. Candidates are in the blind
+    order the grading page shows.
 
-    With --compute, fill the questions' search pools ahead instead, so that reviewers never
-    wait for the search.
+    With --compute, fill the questions' search and dense pools ahead instead, so that
+    reviewers never wait for a search.
 
     \b
     Example:
         labeler pool q17 --format json
         labeler pool --compute --all
     """
-    from labeler.grading import candidates, search_pools
+    from labeler.grading import candidates, worker
 
     with open_store(db_path) as store:
         chunking = chunking or store.corpus.current_chunking()
@@ -85,12 +86,12 @@ def pool_cmd(
         if compute:
             with click.progressbar(
                 length=len(ids),
-                label="search pools",
+                label="pools",
                 file=click.get_text_stream("stderr"),
                 show_pos=True,
                 show_eta=True,
             ) as bar:
-                report = search_pools.compute_pools(store, ids, chunking, progress=bar.update)
+                report = worker.compute_pools(store, ids, chunking, progress=bar.update)
             if fmt == "table":
                 click.echo(report.summary())
             else:

@@ -85,6 +85,23 @@ def serve(port: int, address: str, db_path: Path) -> None:
     run_app(db_path, port, address)
 
 
+def _embed_demo(store: Any) -> None:
+    """Vectors and dense pools for the demo, with a progress bar (or how to get them)."""
+    from labeler.cli.embed import EmbedBar
+    from labeler.demo import embed_demo
+    from labeler.dense.model import INSTALL_HINT
+
+    bar = EmbedBar("embedding the demo's chunks")
+    try:
+        reports = embed_demo(store, progress=bar.update)
+    finally:
+        bar.close()
+    for report in reports:
+        click.echo(report.summary())
+    if not reports:
+        click.echo(f"No dense candidates: {INSTALL_HINT}, then labeler demo again.")
+
+
 @main.command()
 @server_options
 @click.option("--reset", is_flag=True, help="Start over from a fresh demo database.")
@@ -116,5 +133,6 @@ def demo(port: int, address: str, reset: bool, no_serve: bool, db_path: Path | N
     with open_store(db_path) as store:
         for report in load_demo(store):
             click.echo(report.summary())
+        _embed_demo(store)
     if not no_serve:
         run_app(db_path, port, address)

@@ -5,7 +5,8 @@
 - ``cursor``: which chunk a grade key grades;
 - ``labeling``: open a question, grade, note, mark, add a candidate, progress;
 - ``candidates``: a question's pool, blind, with every source that put a chunk there;
-- ``search_pools`` and ``worker``: the search pools, computed ahead by a background thread;
+- ``search_pools``, ``dense_pools`` and ``worker``: the BM25 and dense pools, computed ahead
+  by a background thread or ``compute_pools``; ``completion``: who has fully graded what;
 - ``consensus``, ``disputes``: one grade per chunk from several reviewers, and settling the
   disagreements;
 - ``current``, ``decide``: the current labels and runs for the metric engine, and the queue of
@@ -41,14 +42,17 @@ __getattr__, __all__ = lazy_exports(
             "refresh_progress",
             "set_note",
         ),
-        "candidates": ("PoolEntry", "describe_sources", "inspect_pools", "pool"),
-        "search_pools": (
-            "SEARCH_POOL_SIZE",
-            "ComputeReport",
-            "compute_pools",
-            "ensure_search_pool",
+        "candidates": (
+            "PoolEntry",
+            "describe_sources",
+            "ensure_pools",
+            "inspect_pools",
+            "pool",
+            "pools_ready",
         ),
-        "worker": ("PoolWorker",),
+        "search_pools": ("SEARCH_POOL_SIZE", "ensure_search_pool", "pool_query"),
+        "dense_pools": ("DENSE",),
+        "worker": ("ComputeReport", "PoolWorker", "compute_pools"),
         "consensus": ("POLICIES", "Consensus", "DisagreementError", "get_policy"),
         "disputes": ("Disputes", "adjudicate", "adjudication_history"),
         "current": ("Labels", "current_labels", "stored_run"),

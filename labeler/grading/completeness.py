@@ -1,12 +1,12 @@
 """How completely a question is graded: of its pool's candidates, how many have a grade, and how
 deep each run that pooled it is graded ("complete to depth d").
 
-The pool is the grading loop's own (``labeler.grading.candidates``): every run's top
-``pool_depth``, the full-text search, chunks added from the search box or by a generator, and
-chunks anyone labelled. A candidate is **graded** when it has a grade in what is being
-exported: a current label of any reviewer (a stale one, given for a chunk text since replaced,
-does not count) whose (question, chunk) the consensus settles, by agreement, adjudication or
-the chosen policy. A disagreement nobody settled leaves the chunk ungraded.
+The pool is the grading loop's own (``labeler.grading.candidates``): every run's top ``pool_depth``,
+the full-text and dense searches, chunks added from the search box or by a generator, and chunks
+anyone labelled. A candidate is **graded** when it has a grade in what is being exported: a current
+label of any reviewer (a stale one, given for a chunk text since replaced, does not count) whose
+(question, chunk) the consensus settles, by agreement, adjudication or the chosen policy. A
+disagreement nobody settled leaves the chunk ungraded.
 
 A run's **complete-to depth** is the deepest rank d such that every result it ranked 1 to d is
 graded; a run with every pooled result graded is complete to its pool depth (so a run that

@@ -17,8 +17,9 @@ from datetime import datetime
 
 from labeler.errors import NotFoundError
 from labeler.grading.candidates import PoolEntry, pool
+from labeler.grading.completion import save_progress
 from labeler.models import Chunk, Grade, Question
-from labeler.store import EVERYONE, Store, check_reviewer
+from labeler.store import Store, check_reviewer
 
 # views ---------------------------------------------------------------------------------------
 
@@ -97,7 +98,9 @@ def open_question(
     chunks = store.corpus.get_chunks(chunking, [e.chunk_id for e in entries])
     labels = store.labels.question_labels(question_id, chunking)
     marks = store.labels.marks(question_id, chunking)
-    progress = _save_progress(store, question_id, chunking, entries, labels, marks)
+    progress = save_progress(
+        store, question_id, chunking, [e.chunk_id for e in entries], labels, marks
+    )
     complete = progress.get(reviewer, (0, 0, False))[2]
     mine = {r["chunk_id"]: r for r in labels if r["reviewer"] == reviewer}
     others: dict[str, list[tuple[str, Grade]]] = {}
@@ -242,65 +245,14 @@ def add_candidate(
 def refresh_progress(store: Store, question_id: str, chunking: str) -> None:
     """Recompute who has fully graded this question, after anything that may change it."""
     entries = pool(store, _question(store, question_id), chunking)
-    _save_progress(
+    save_progress(
         store,
         question_id,
         chunking,
-        entries,
+        [e.chunk_id for e in entries],
         store.labels.question_labels(question_id, chunking),
         store.labels.marks(question_id, chunking),
     )
-
-
-def _compute_progress(
-    entries: list[PoolEntry], labels: list[dict], marks: dict[str, dict]
-) -> dict[str, tuple[int, int, bool]]:
-    """Fully graded: every pooled chunk has a current grade, or the question is marked
-    unanswerable. Per reviewer, and for everyone together (any reviewer's grade counts)."""
-    pool_ids = {e.chunk_id for e in entries}
-    size = len(pool_ids)
-    by_reviewer: dict[str, set[str]] = {}
-    for row in labels:
-        if row["state"] == "current":
-            by_reviewer.setdefault(row["reviewer"], set()).add(row["chunk_id"])
-    reviewers = set(by_reviewer) | set(marks) | {r["reviewer"] for r in labels}
-    result: dict[str, tuple[int, int, bool]] = {}
-    for reviewer in reviewers:
-        graded = len(by_reviewer.get(reviewer, set()) & pool_ids)
-        done = marks.get(reviewer, {}).get("unanswerable", False) or (size > 0 and graded == size)
-        result[reviewer] = (size, graded, done)
-    anyone = set().union(*by_reviewer.values()) & pool_ids if by_reviewer else set()
-    result[EVERYONE] = (
-        size,
-        len(anyone),
-        any(m["unanswerable"] for m in marks.values()) or (size > 0 and len(anyone) == size),
-    )
-    return result
-
-
-def _save_progress(
-    store: Store,
-    question_id: str,
-    chunking: str,
-    entries: list[PoolEntry],
-    labels: list[dict],
-    marks: dict[str, dict],
-) -> dict[str, tuple[int, int, bool]]:
-    """Compute progress from what was read; write it only when it changed, so opening a
-    question is a read. The write re-reads labels and marks inside its transaction: progress
-    computed from a read that another reviewer's grade overtook is never stored."""
-    result = _compute_progress(entries, labels, marks)
-    stored = store.progress.of_question(question_id, chunking)
-    if all(stored.get(r) == v for r, v in result.items()):
-        return result
-    with store.write():
-        result = _compute_progress(
-            entries,
-            store.labels.question_labels(question_id, chunking),
-            store.labels.marks(question_id, chunking),
-        )
-        store.progress.save(question_id, chunking, [(r, *v) for r, v in result.items()])
-    return result
 
 
 def progress(store: Store, reviewer: str | None, *, chunking: str | None = None) -> dict[str, int]:

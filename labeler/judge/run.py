@@ -71,8 +71,9 @@ CACHED_BATCH = 2_000  # cached answers written per transaction
 TICK_S = 0.25  # how often the progress is reported while calls are in flight
 FLUSH_S = 0.2  # writes at most this often; an answer waits at most this long
 FLUSH_N = 200  # answers written at most per transaction
-# Pool sources a judge rates: a run's results (within the depth), the search, additions.
-JUDGED_SOURCES = ("run", "search", "generator", "added")
+# Pool sources a judge rates: a run's results (within the depth), the searches (BM25 and
+# dense), additions.
+JUDGED_SOURCES = ("run", "search", "dense", "generator", "added")
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,8 +290,8 @@ def question_ids(store: Store, selection: Selection) -> list[str]:
 
 
 def judged(entry: PoolEntry, depth: int | None) -> bool:
-    """A pool entry a judge rates: within ``depth`` of a run, or added by the search, a
-    reviewer or a generator."""
+    """A pool entry a judge rates: within ``depth`` of a run, or added by a search (BM25 or
+    dense), a reviewer or a generator."""
     return any(
         s.kind in JUDGED_SOURCES
         and (s.kind != "run" or depth is None or (s.rank is not None and s.rank <= depth))

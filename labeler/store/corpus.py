@@ -304,6 +304,13 @@ class Corpus(Facet):
             "SELECT id, text FROM chunks WHERE chunking = ? ORDER BY id", (chunking,)
         )
 
+    def iter_chunk_passages(self, chunking: str) -> Iterator[tuple[str, str | None, str]]:
+        """(id, title, text) of every chunk in the chunking, by id, streamed: what an embedding
+        model reads of a chunk (``labeler.dense``)."""
+        yield from self.conn.execute(
+            "SELECT id, title, text FROM chunks WHERE chunking = ? ORDER BY id", (chunking,)
+        )
+
     def chunking_exists(self, chunking: str) -> bool:
         return self.scalar("SELECT 1 FROM chunkings WHERE name = ?", (chunking,)) is not None
 

@@ -1,22 +1,32 @@
-"""Where a question's candidate chunks come from: runs, full-text search, additions, labels;
-and the search pools computed ahead, with the claims that keep two workers from doing one twice.
+"""Where a question's candidate chunks come from: runs, full-text search, dense search,
+additions, labels; and the pools computed ahead (BM25 and dense), with the claims that keep two
+workers from doing one twice.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 from labeler.store.base import Facet, now
 from labeler.store.search import SearchHit
+
+# A pool computed ahead: the BM25 search's or the dense search's. Its tables: the pool, its
+# state (the key it was computed for, when, by whom) and the claims of workers computing it.
+PoolKind = Literal["search", "dense"]
+_TABLES: dict[str, tuple[str, str, str]] = {
+    "search": ("pool_fts", "pool_fts_state", "pool_claims"),
+    "dense": ("pool_dense", "pool_dense_state", "pool_dense_claims"),
+}
 
 
 class PoolSource(NamedTuple):
     """One reason a chunk is in a question's pool.
 
     ``kind``: ``run`` (name: the run, rank: its position), ``search`` (name: ``bm25``, rank: its
-    place in the search results), ``added`` (name: who added it from the search box),
+    place in the search results), ``dense`` (name: the embedding model, name@version, rank: its
+    place in the dense search's results), ``added`` (name: who added it from the search box),
     ``generator`` (name: the import that matched it to the question's source contexts), or
     ``labelled`` (name: the reviewer who graded it). ``via`` is the stored addition source.
     """
@@ -34,7 +44,8 @@ class Pools(Facet):
     def provenance(self, question_id: str, chunking: str) -> list[PoolSource]:
         """Every source that puts a chunk in the question's pool (one row per source).
 
-        Runs count to their ``pool_depth``; the search to the size it was computed at.
+        Runs count to their ``pool_depth``; the searches (BM25, dense) to the size they were
+        computed at.
         """
         rows = self.provenance_rows(chunking, [question_id]).get(question_id, [])
         return [PoolSource._make(row[1:]) for row in rows]
@@ -57,6 +68,12 @@ class Pools(Facet):
             UNION ALL
             SELECT question_id, chunk_id, 'search', 'bm25', position, NULL FROM pool_fts
             WHERE question_id IN wanted AND chunking = :chunking
+            UNION ALL
+            SELECT d.question_id, d.chunk_id, 'dense', coalesce(s.model, 'dense'), d.position,
+                NULL
+            FROM pool_dense d JOIN pool_dense_state s
+            ON s.question_id = d.question_id AND s.chunking = d.chunking
+            WHERE d.question_id IN wanted AND d.chunking = :chunking
             UNION ALL
             SELECT question_id, chunk_id,
                 CASE source WHEN 'suggested' THEN 'generator' ELSE 'added' END,
@@ -82,13 +99,13 @@ class Pools(Facet):
 
     def sources(self, question_id: str, chunking: str) -> list[tuple[str, str, int | None]]:
         """(chunk id, source, position) per source, sources named as the grading page shows
-        them: a run's name, ``search:bm25``, ``added:<how>``, ``labelled``."""
+        them: a run's name, ``search:bm25``, ``dense:<model>``, ``added:<how>``, ``labelled``."""
         found: dict[tuple[str, str, int | None], None] = {}
         for s in self.provenance(question_id, chunking):
             if s.kind == "run":
                 label = s.name
-            elif s.kind == "search":
-                label = f"search:{s.name}"
+            elif s.kind in ("search", "dense"):
+                label = f"{s.kind}:{s.name}"
             elif s.kind in ("added", "generator"):
                 label = f"added:{s.via}"
             else:
@@ -114,45 +131,60 @@ class Pools(Facet):
                 [(question_id, chunking, c, source, added_by, stamp) for c in chunk_ids],
             ).rowcount
 
-    # search pools computed ahead ---------------------------------------------------------------
+    # pools computed ahead: BM25 search ("search") and dense ("dense") ---------------------------
+    # The two kinds are stored, keyed and claimed alike, each in its own tables (``_TABLES``):
+    # a kind's pool is written once per key, and goes stale apart from the other's.
 
-    def fts_pool_hash(self, question_id: str, chunking: str) -> str | None:
+    def fts_pool_hash(
+        self, question_id: str, chunking: str, *, kind: PoolKind = "search"
+    ) -> str | None:
         value = self.scalar(
-            "SELECT query_hash FROM pool_fts_state WHERE question_id = ? AND chunking = ?",
+            f"SELECT query_hash FROM {_TABLES[kind][1]} WHERE question_id = ? AND chunking = ?",
             (question_id, chunking),
         )
         return None if value is None else str(value)
 
-    def fts_pool_hashes(self, chunking: str) -> dict[str, str]:
-        """Question id -> the key its stored search pool was computed for, for every question."""
+    def fts_pool_hashes(self, chunking: str, *, kind: PoolKind = "search") -> dict[str, str]:
+        """Question id -> the key its stored pool of ``kind`` was computed for."""
         return dict(
             self.conn.execute(
-                "SELECT question_id, query_hash FROM pool_fts_state WHERE chunking = ?",
+                f"SELECT question_id, query_hash FROM {_TABLES[kind][1]} WHERE chunking = ?",
                 (chunking,),
             )
         )
 
-    def fts_pool_state(self, question_id: str, chunking: str) -> dict | None:
+    def fts_pool_state(
+        self, question_id: str, chunking: str, *, kind: PoolKind = "search"
+    ) -> dict | None:
         rows = self.query(
-            "SELECT query_hash, computed_at, computed_by, search_ms FROM pool_fts_state"
-            " WHERE question_id = ? AND chunking = ?",
+            "SELECT query_hash, computed_at, computed_by, search_ms"
+            + (", model" if kind == "dense" else "")
+            + f" FROM {_TABLES[kind][1]} WHERE question_id = ? AND chunking = ?",
             (question_id, chunking),
         )
         return rows[0] if rows else None
 
     def claim_fts_pool(
-        self, question_id: str, chunking: str, query_hash: str, worker: str, *, stale_before: str
+        self,
+        question_id: str,
+        chunking: str,
+        query_hash: str,
+        worker: str,
+        *,
+        stale_before: str,
+        kind: PoolKind = "search",
     ) -> str:
-        """Take the right to compute a search pool, in one transaction.
+        """Take the right to compute a pool, in one transaction.
 
         Returns ``ready`` (a pool for this key is stored: nothing to do), ``busy`` (another
         worker claimed it since ``stale_before`` and is computing it) or ``claimed``.
         """
+        claims = _TABLES[kind][2]
         with self.write() as conn:
-            if self.fts_pool_hash(question_id, chunking) == query_hash:
+            if self.fts_pool_hash(question_id, chunking, kind=kind) == query_hash:
                 return "ready"
             held = conn.execute(
-                "SELECT worker, query_hash, claimed_at FROM pool_claims"
+                f"SELECT worker, query_hash, claimed_at FROM {claims}"
                 " WHERE question_id = ? AND chunking = ?",
                 (question_id, chunking),
             ).fetchone()
@@ -164,7 +196,7 @@ class Pools(Facet):
             ):
                 return "busy"
             conn.execute(
-                "INSERT INTO pool_claims (question_id, chunking, query_hash, worker, claimed_at)"
+                f"INSERT INTO {claims} (question_id, chunking, query_hash, worker, claimed_at)"
                 " VALUES (?, ?, ?, ?, ?) ON CONFLICT (question_id, chunking) DO UPDATE SET"
                 " query_hash = excluded.query_hash, worker = excluded.worker,"
                 " claimed_at = excluded.claimed_at",
@@ -172,10 +204,13 @@ class Pools(Facet):
             )
             return "claimed"
 
-    def release_fts_claim(self, question_id: str, chunking: str, worker: str) -> None:
+    def release_fts_claim(
+        self, question_id: str, chunking: str, worker: str, *, kind: PoolKind = "search"
+    ) -> None:
         with self.write() as conn:
             conn.execute(
-                "DELETE FROM pool_claims WHERE question_id = ? AND chunking = ? AND worker = ?",
+                f"DELETE FROM {_TABLES[kind][2]}"
+                " WHERE question_id = ? AND chunking = ? AND worker = ?",
                 (question_id, chunking, worker),
             )
 
@@ -188,32 +223,41 @@ class Pools(Facet):
         *,
         worker: str | None = None,
         search_ms: float | None = None,
+        kind: PoolKind = "search",
+        model: str | None = None,
     ) -> bool:
-        """Store the search results for this key, unless they are already stored: a pool is
-        written once. Returns whether it wrote. Releases the worker's claim either way."""
+        """Store the results for this key, unless they are already stored: a pool is written
+        once. Returns whether it wrote. Releases the worker's claim either way. ``model``: the
+        embedding model of a dense pool."""
+        pool, state, claims = _TABLES[kind]
         with self.write() as conn:
             if worker is not None:
                 conn.execute(
-                    "DELETE FROM pool_claims WHERE question_id = ? AND chunking = ? AND worker = ?",
+                    f"DELETE FROM {claims} WHERE question_id = ? AND chunking = ? AND worker = ?",
                     (question_id, chunking, worker),
                 )
-            if self.fts_pool_hash(question_id, chunking) == query_hash:
+            if self.fts_pool_hash(question_id, chunking, kind=kind) == query_hash:
                 return False
             conn.execute(
-                "DELETE FROM pool_fts WHERE question_id = ? AND chunking = ?",
+                f"DELETE FROM {pool} WHERE question_id = ? AND chunking = ?",
                 (question_id, chunking),
             )
             conn.executemany(
-                "INSERT INTO pool_fts (question_id, chunking, chunk_id, position, score)"
+                f"INSERT INTO {pool} (question_id, chunking, chunk_id, position, score)"
                 " VALUES (?, ?, ?, ?, ?)",
                 [(question_id, chunking, h.chunk_id, h.rank, h.score) for h in hits],
             )
             conn.execute(
-                "INSERT INTO pool_fts_state (question_id, chunking, query_hash, computed_at,"
+                f"INSERT INTO {state} (question_id, chunking, query_hash, computed_at,"
                 " computed_by, search_ms) VALUES (?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT (question_id, chunking) DO UPDATE SET"
                 " query_hash = excluded.query_hash, computed_at = excluded.computed_at,"
                 " computed_by = excluded.computed_by, search_ms = excluded.search_ms",
                 (question_id, chunking, query_hash, now(), worker, search_ms),
             )
+            if kind == "dense":
+                conn.execute(
+                    f"UPDATE {state} SET model = ? WHERE question_id = ? AND chunking = ?",
+                    (model, question_id, chunking),
+                )
             return True

@@ -720,3 +720,41 @@ def conversations(db: sqlite_utils.Database) -> None:
         END;
         """
     )
+
+
+@migrations(name="0015_dense_pools")
+def dense_pools(db: sqlite_utils.Database) -> None:
+    """Dense pools computed ahead (issue #21): each question's nearest chunks by the project's
+    embedding model, stored, keyed and claimed exactly as the BM25 search pools are (0008), in
+    tables of their own so that the two sources are computed, and go stale, apart. ``model``
+    is the embedding model (name@version) the pool was computed with."""
+    db.executescript(
+        """
+        CREATE TABLE pool_dense (
+            question_id TEXT NOT NULL,
+            chunking TEXT NOT NULL,
+            chunk_id TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            score REAL,
+            PRIMARY KEY (question_id, chunking, chunk_id)
+        ) WITHOUT ROWID;
+        CREATE TABLE pool_dense_state (
+            question_id TEXT NOT NULL,
+            chunking TEXT NOT NULL,
+            query_hash TEXT NOT NULL,
+            model TEXT,
+            computed_at TEXT,
+            computed_by TEXT,
+            search_ms REAL,
+            PRIMARY KEY (question_id, chunking)
+        ) WITHOUT ROWID;
+        CREATE TABLE pool_dense_claims (
+            question_id TEXT NOT NULL,
+            chunking TEXT NOT NULL,
+            query_hash TEXT NOT NULL,
+            worker TEXT NOT NULL,
+            claimed_at TEXT NOT NULL,
+            PRIMARY KEY (question_id, chunking)
+        ) WITHOUT ROWID;
+        """
+    )

@@ -21,8 +21,9 @@ with one relevant answer each (or its exact duplicates). Nothing here reaches th
 that holds one of their relevant answers (the hardest negatives: the same disease, other
 questions), and random other answers up to M. 0 means all. Chunks are embedded as
 ``passage_text`` (title and text) cut to the first ``--words`` words (100 by default: the
-chunk size of bench_embed.py; BM25 always indexes the whole answer). Vectors are cached in
-``--cache`` by model and text, so a second run with another model or metric is quick.
+chunk size of bench_embed.py; BM25 always indexes the whole answer). Vectors are kept in
+``--cache``, one labeler vector index per model (keyed by text), so a second run with another
+model or sample is quick and a run stopped halfway resumes.
 
 Models: the registered ones (``labeler.dense.MODELS``) and a few candidates measured for the
 choice (``CANDIDATES`` below), each loaded from a package that ships its weights.
@@ -48,7 +49,8 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from labeler.dense.fusion import rrf  # noqa: E402
-from labeler.dense.model import MODELS, passage_text  # noqa: E402
+from labeler.dense.index import IndexHeader, IndexWriter, read_vectors  # noqa: E402
+from labeler.dense.model import KEY_BYTES, MODELS, passage_text  # noqa: E402
 from labeler.dense.neighbours import quantize, top_k  # noqa: E402
 from labeler.importers import import_chunks  # noqa: E402
 from labeler.metrics import evaluate  # noqa: E402
@@ -159,7 +161,7 @@ def bm25_runs(chunks, questions, cache: Path, depth: int) -> tuple[dict[str, lis
     runs, started = {}, time.perf_counter()
     with Store(db) as store:
         for q in questions:
-            hits = store.pool_search("medquad", q["question"], limit=depth)
+            hits = store.search.pool_search("medquad", q["question"], limit=depth)
             runs[q["id"]] = [h.chunk_id for h in hits]
     return runs, (time.perf_counter() - started) / max(1, len(questions))
 
@@ -169,26 +171,34 @@ def cut_words(text: str, words: int) -> str:
 
 
 def embed_all(name: str, model, texts: list[str], kind: str, cache: Path, threads: int):
-    """(vectors, wall s, cpu s), cached by model, kind and texts."""
-    tag = hashlib.sha256(("\x00".join(texts) + kind).encode()).hexdigest()[:16]
-    path = cache / f"{name}-{kind}-{tag}.npy"
-    if path.exists():
-        return np.load(path), None, None
-    wall, cpu = time.perf_counter(), time.process_time()
-    encode = model().queries if kind == "query" else model().passages
-    parts = []
-    for start in range(0, len(texts), 256):
-        parts.append(encode(texts[start : start + 256]))
-        done = min(len(texts), start + 256)
-        rate = done / (time.perf_counter() - wall)
-        print(f"  {name} {kind}: {done}/{len(texts)} ({rate:.1f}/s)", file=sys.stderr, flush=True)
-    vectors = np.vstack(parts).astype(np.float32)
-    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    np.save(path, vectors)
-    (cache / f"{path.stem}.time.json").write_text(
-        json.dumps({"wall": wall, "cpu": cpu, "n": len(texts), "threads": threads})
-    )
-    return vectors, wall, cpu
+    """(vectors, wall s, cpu s): the texts' vectors, from a vector index per model and kind in
+    ``cache`` (labeler's own index file, float32): resumable, so a run stopped halfway (the
+    whole collection takes half an hour of CPU with a transformer) goes on where it stopped.
+    The times cover what this run embedded (None when it embedded nothing)."""
+    keys = [hashlib.sha256(t.encode("utf-8")).digest()[:KEY_BYTES] for t in texts]
+    path = cache / f"{name}-{kind}.vectors"
+    todo = read_vectors(path).missing(keys) if path.exists() else list(dict.fromkeys(keys))
+    wall = cpu = None
+    if todo:
+        text_of = dict(zip(keys, texts, strict=True))
+        encode = model().queries if kind == "query" else model().passages
+        first = np.asarray(encode([texts[0]]), dtype=np.float32)
+        header = IndexHeader(model=f"{name}/{kind}", dim=first.shape[1], storage="float32")
+        wall, cpu = time.perf_counter(), time.process_time()
+        with IndexWriter(path, header) as writer:
+            for start in range(0, len(todo), 64):
+                batch = todo[start : start + 64]
+                writer.append(batch, np.asarray(encode([text_of[k] for k in batch]), np.float32))
+                done = start + len(batch)
+                rate = done / (time.perf_counter() - wall)
+                print(f"  {name} {kind}: {done}/{len(todo)} ({rate:.1f}/s)", file=sys.stderr)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        print(
+            f"{name} {kind}: embedded {len(todo)} in {wall:.0f} s wall, {cpu:.0f} s CPU"
+            f" ({len(todo) / wall:.1f}/s, {threads} thread(s))"
+        )
+    held = read_vectors(path)
+    return held.matrix[held.rows(keys)].astype(np.float32), wall, cpu
 
 
 def dense_runs(matrix, queries, chunk_ids, questions, depth) -> dict[str, list[str]]:
@@ -258,15 +268,10 @@ def main() -> None:
                 loaded.append(load_model(name, args.threads))
             return loaded[0]
 
-        matrix, wall, cpu = embed_all(name, model, texts, "passage", args.cache, args.threads)
+        matrix, _, _ = embed_all(name, model, texts, "passage", args.cache, args.threads)
         qvec, _, _ = embed_all(
             name, model, [q["question"] for q in questions], "query", args.cache, args.threads
         )
-        if wall is not None:
-            print(
-                f"{name}: embedded {len(texts)} chunks in {wall:.0f} s wall, {cpu:.0f} s CPU"
-                f" ({len(texts) / wall:.1f} chunks/s, {args.threads} thread(s))"
-            )
         dense = dense_runs(matrix, qvec, chunk_ids, questions, depth)
         rows[name] = search_figures(qrels, dense)
         exact = top_k(matrix, qvec, 10).rows

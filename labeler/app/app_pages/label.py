@@ -45,6 +45,7 @@ from labeler.app.widgets import (
     question_keys,
     ring_card,
 )
+from labeler.dense.project import search_corpus, search_modes
 from labeler.grading import labeling, queues, worker
 from labeler.grading.cursor import after_grade, first_to_grade, move
 
@@ -384,8 +385,9 @@ def grading() -> None:
         card_fragment(index)
     cards.search_box(
         view,
-        lambda query: store.search.search_chunks(view.chunking, query, limit=10),
+        lambda query, how: search_corpus(store, view.chunking, query, how=how),
         add_from_search,
+        modes=search_modes(store, view.chunking),
     )
 
 
