@@ -16,6 +16,9 @@ Steps:
    and the work a lead assigned them (labels/assignments.tsv).
 6. review: generated questions awaiting review (demo_source/review.py), as a Ragas testset and
    as plain JSONL from another generator, and the decisions the reviewers already made.
+7. conversations: Fernleaf support chats (demo_source/conversations.py) as an MTRAG task file,
+   one line per turn, with the reviewers' feedback on some turns, and MTRAG's rewrite queries;
+   the runs and the ground truth cover their turns too.
 
 Usage:
     python data/build_demo.py            # rebuild data/demo/ and print a summary
@@ -705,6 +708,125 @@ def build_review(out: Path, docs_by_id: dict, chunks: list[dict]) -> dict:
     return {"ragas": len(rows), "generated": len(generated), "decisions": len(decisions)}
 
 
+# Timestamps of the conversations' messages and feedback: fixed, so the build is reproducible.
+CHAT_EPOCH = 1767261600  # 2026-01-01 10:00 UTC
+CHAT_NEGATIVES = 2  # the hybrid run's best non-answers a graded turn's feedback says "no" to
+
+
+def conversation_turns(conversations: list[dict]) -> list[dict]:
+    """Every turn as a question: id ``<conversation>::<turn>``, the user's text, its ground
+    truth; in conversation order."""
+    turns = []
+    for conversation in conversations:
+        if not 3 <= len(conversation["turns"]) <= 5:
+            raise BuildError(f"conversations: {conversation['id']} must have 3 to 5 turns")
+        for number, turn in enumerate(conversation["turns"], start=1):
+            turns.append(
+                {
+                    "id": f"{conversation['id']}::{number}",
+                    "question": turn["user"],
+                    "relevant": turn["relevant"],
+                }
+            )
+    return turns
+
+
+def build_conversations(
+    out: Path, conversations: list[dict], truth: dict, runs: dict, chunks: list[dict]
+) -> dict:
+    """The MTRAG task file and rewrite queries of the demo's conversations (see
+    demo_source/conversations.py)."""
+    by_id = {c["id"]: c for c in chunks}
+    tasks, rewrites = [], []
+    clock = CHAT_EPOCH
+    graded = Counter()
+    for conversation in conversations:
+        conv = conversation["id"]
+        messages: list[dict] = []
+        for number, turn in enumerate(conversation["turns"], start=1):
+            task_id = f"{conv}::{number}"
+            answerable = ["ANSWERABLE" if truth[task_id] else "UNANSWERABLE"]
+            enrichments = {"answerability": answerable, "Question Type": turn["question_type"]}
+            if "multi_turn" in turn:
+                enrichments["Multi-Turn"] = [turn["multi_turn"]]
+            clock += 60
+            messages.append(
+                {
+                    "speaker": "user",
+                    "text": turn["user"],
+                    "metadata": {
+                        "author_type": "human",
+                        "author_id": "customer",
+                        "created_at": clock,
+                    },
+                    "enrichments": enrichments,
+                }
+            )
+            contexts = []
+            reviewer = turn.get("graded_by")
+            if reviewer:
+                graded[reviewer] += 1
+                relevant = [c for c, g in truth[task_id].items() if g == 2]
+                others = [c for c, _ in runs["hybrid"][task_id] if c not in truth[task_id]]
+                judged = [(c, "yes") for c in sorted(relevant, key=chunk_sort_key)]
+                judged += [(c, "no") for c in others[:CHAT_NEGATIVES]]
+                for chunk_id, value in judged:
+                    clock += 7
+                    chunk = by_id[chunk_id]
+                    contexts.append(
+                        {
+                            "document_id": chunk_id,
+                            "text": chunk["text"],
+                            "title": chunk["title"],
+                            "feedback": {
+                                "relevant": {reviewer: {"value": value, "timestamp": clock}}
+                            },
+                        }
+                    )
+            tasks.append(
+                {
+                    "conversation_id": conv,
+                    "task_id": task_id,
+                    "task_type": "rag",
+                    "turn": number,
+                    "collection": "fernleaf-demo",
+                    "dataset": "Fernleaf demo",
+                    "contexts": contexts,
+                    "input": list(messages),
+                    "targets": [{"speaker": "agent", "text": turn["assistant"]}],
+                    "Question Type": turn["question_type"],
+                    "answerability": answerable,
+                    # MTRAG writes a missing tag as a bare NaN (not JSON): so does the demo.
+                    "Multi-Turn": [turn["multi_turn"]] if "multi_turn" in turn else math.nan,
+                    "Standalone Type": math.nan,
+                }
+            )
+            if turn.get("rewrite"):
+                rewrites.append(
+                    {"_id": f"{conv}<::>{number}", "text": f"|user|: {turn['rewrite']}"}
+                )
+            clock += 30
+            messages.append(
+                {
+                    "speaker": "agent",
+                    "text": turn["assistant"],
+                    "metadata": {
+                        "author_type": "model",
+                        "author_id": "fernleaf-assistant",
+                        "created_at": clock,
+                    },
+                }
+            )
+    write_jsonl(out / "tasks.jsonl", tasks)
+    write_text(out / "rewrites.jsonl", [json.dumps(r, separators=(",", ":")) for r in rewrites])
+    return {
+        "conversations": len(conversations),
+        "turns": len(tasks),
+        "graded": graded,
+        "rewrites": len(rewrites),
+    }
+
+
 def write_text(path: Path, lines: list[str]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8", newline="\n") as f:
@@ -732,8 +854,13 @@ def build(out: Path) -> dict:
     synonyms = load_module("synonyms").SYNONYM_GROUPS
     label_source = load_module("labels")
 
+    conversations = load_module("conversations").CONVERSATIONS
+    turns = conversation_turns(conversations)
     truth, spanning = build_ground_truth(questions, docs_by_id, chunks_by_doc)
-    runs = make_runs(questions, chunks, synonyms)
+    turn_truth, turn_spanning = build_ground_truth(turns, docs_by_id, chunks_by_doc)
+    # The turns come after the questions, so the weak run's noise on every question is as
+    # before; each run reads a turn alone, as a retriever that ignores the conversation would.
+    runs = make_runs(questions + turns, chunks, synonyms)
     labels, unanswerable, applied = make_labels(
         questions,
         truth,
@@ -757,7 +884,7 @@ def build(out: Path) -> dict:
 
     for name, run in runs.items():
         lines = []
-        for qid in qids:
+        for qid in qids + [t["id"] for t in turns]:
             results = run[qid]
             for rank, ((chunk_id, _), score) in enumerate(
                 zip(results, strictly_descending(results, 6), strict=True), start=1
@@ -784,10 +911,11 @@ def build(out: Path) -> dict:
     remap = build_remap(out / "remap", documents)
 
     lines = []
-    for qid in qids:
-        for chunk_id in sorted(truth[qid], key=chunk_sort_key):
-            lines.append(f"{qid} 0 {chunk_id} {truth[qid][chunk_id]}")
+    for qid, grades in [*((q, truth[q]) for q in qids), *turn_truth.items()]:
+        for chunk_id in sorted(grades, key=chunk_sort_key):
+            lines.append(f"{qid} 0 {chunk_id} {grades[chunk_id]}")
     write_text(out / "ground_truth.qrels", lines)
+    chats = build_conversations(out / "conversations", conversations, turn_truth, runs, chunks)
     review = build_review(out / "review", docs_by_id, chunks)
 
     # The judge's decisions and people's verdicts on them (data/build_judge.py).
@@ -822,6 +950,9 @@ def build(out: Path) -> dict:
         "applied": applied,
         "judge": judge,
         "remap": remap,
+        "conversations": chats,
+        "turn_truth": turn_truth,
+        "turn_spanning": turn_spanning,
     }
 
 
@@ -883,6 +1014,20 @@ def check_and_summarise(figures: dict) -> None:
         f" {judge['answers']} answers judged for faithfulness, {judge['reviews']} people's verdicts"
     )
 
+    chats = figures["conversations"]
+    turn_truth = figures["turn_truth"]
+    turn_results = {n: evaluate(figures["runs"][n], turn_truth) for n in ("weak", "bm25", "hybrid")}
+    print(
+        f"conversations: {chats['conversations']}, {chats['turns']} turns"
+        f" ({sum(1 for t in turn_truth.values() if not t)} not answerable,"
+        f" {chats['rewrites']} with a rewrite); feedback on"
+        f" {', '.join(f'{n} by {r}' for r, n in sorted(chats['graded'].items()))}"
+    )
+    for name, (recall, mrr) in turn_results.items():
+        print(f"  run {name:<7} on the turns alone: recall@10 {recall:.3f}  MRR {mrr:.3f}")
+    for qid, doc_id, quote in figures["turn_spanning"]:
+        print(f"  note: {qid} quote spans two chunks of {doc_id}: {quote!r}")
+
     remap = figures["remap"]
     print(
         f"second chunking {remap['chunking']!r}: {len(remap['chunks'])} chunks; revised and"
@@ -897,7 +1042,7 @@ def check_and_summarise(figures: dict) -> None:
     assert results["hybrid"][0] > results["bm25"][0] > results["weak"][0], "recall ordering"
     assert results["hybrid"][1] > results["bm25"][1] > results["weak"][1], "MRR ordering"
     for name, run in figures["runs"].items():
-        for qid in truth:
+        for qid in [*truth, *turn_truth]:
             assert len(run[qid]) == RUN_DEPTH, (name, qid)
 
 

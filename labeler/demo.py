@@ -33,10 +33,9 @@ REMAP_CHUNKING = "sentences"
 
 
 def load_demo(store: Store, folder: str | Path = DEMO_DIR) -> list[ImportReport]:
-    """Documents, chunks, questions, three runs, two reviewers' labels and the work assigned
-    to them, a second chunking
-    the labels are remapped onto, and generated questions to review, some already
-    decided. Idempotent."""
+    """Documents, chunks, questions, support conversations (some turns graded), three runs,
+    two reviewers' labels and the work assigned to them, a second chunking the labels are
+    remapped onto, and generated questions to review, some already decided. Idempotent."""
     folder = Path(folder)
     if not (folder / "chunks.jsonl").is_file():
         msg = "no demo data here (expected chunks.jsonl); run python data/build_demo.py"
@@ -47,6 +46,7 @@ def load_demo(store: Store, folder: str | Path = DEMO_DIR) -> list[ImportReport]
             import_chunks(store, folder / "chunks.jsonl", chunking="default"),
             import_questions(store, folder / "questions.jsonl"),
         ]
+        reports += _conversations(store, folder / "conversations")
         reports += [import_run(store, run) for run in sorted((folder / "runs").glob("*.trec"))]
         for qrels in sorted((folder / "labels").glob("*.qrels")):
             reports.append(import_qrels(store, qrels, reviewer=qrels.stem))
@@ -68,6 +68,20 @@ def load_demo(store: Store, folder: str | Path = DEMO_DIR) -> list[ImportReport]
             reports += _review(store, folder / "review")
     reports += _results_versions(store)
     return reports
+
+
+def _conversations(store: Store, folder: Path) -> list[ImportReport]:
+    """The support conversations, as MTRAG's task file and rewrite queries (``labeler import
+    mtrag``): their turns, and the reviewers' feedback on some of them as their labels. The
+    passages are the demo's own chunks, matched by id, so their report is left out."""
+    from labeler.importers.mtrag import import_mtrag
+
+    tasks = folder / "tasks.jsonl"
+    if not tasks.is_file():
+        return []
+    rewrites = folder / "rewrites.jsonl"
+    found = import_mtrag(store, tasks, rewrites=str(rewrites) if rewrites.is_file() else None)
+    return [r for r in found if r.kind != "passages"]
 
 
 # The spot-check plans the demo opens on: (metric, judge, per stratum, seed, disagreements, name).

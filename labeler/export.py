@@ -214,7 +214,11 @@ def _selected(
 def _content(
     store: Store, chunking: str, questions: list[dict], agreed: Consensus
 ) -> tuple[Content, int]:
-    """The content to write, and how many consensus grades named a chunk the chunking lacks."""
+    """The content to write, and how many consensus grades named a chunk the chunking lacks.
+    A turn of a conversation goes with its turn (without the reviewers' search choice, a
+    grading setting)."""
+    chosen = [q for q in questions if q["id"] in agreed.reviewers]
+    turns = store.conversations.of(q["id"] for q in chosen)
     entries = {
         q["id"]: Question(
             id=q["id"],
@@ -222,9 +226,9 @@ def _content(
             reference_answer=q["reference_answer"],
             tags=tuple(sorted(set(q["tags"]))),
             unanswerable=q["id"] in agreed.unanswerable,
+            turn=replace(turns[q["id"]], search=None) if q["id"] in turns else None,
         )
-        for q in questions
-        if q["id"] in agreed.reviewers
+        for q in chosen
     }
     wanted = {
         c for q, grades in agreed.grades.items() if q not in agreed.unanswerable for c in grades

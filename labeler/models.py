@@ -34,6 +34,31 @@ class Chunk:
 
 
 @dataclass(frozen=True, slots=True)
+class Message:
+    """One message of a conversation: who spoke (``user``, ``assistant`` or ``tool``, the
+    roles of ``labeler.conversations``) and what they said."""
+
+    role: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """Where a question stands in a conversation: it is the user's turn ``number`` (1 for the
+    first) of conversation ``conversation``, said after the messages of ``history`` (user,
+    assistant and tool messages, oldest first). ``rewrite`` is a standalone form of the turn
+    ("What is the sandbox's rate limit?" for "and in the sandbox?"), when one is known.
+    ``search`` is how the pool's full-text search is asked (``labeler.conversations``'s
+    search choices; None: the default), a grading setting, not part of a test set."""
+
+    conversation: str
+    number: int
+    history: tuple[Message, ...] = ()
+    rewrite: str | None = None
+    search: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Question:
     """A question, wherever it travels: in the database, in a test-set version, in the metric
     engine. ``unanswerable`` is a reviewer's verdict as a version records it (consensus over
@@ -50,6 +75,8 @@ class Question:
     review_status: str = "accepted"
     generator: str | None = None
     source_chunk_ids: tuple[str, ...] = ()
+    # The conversation the question is a turn of; None for a question that stands alone.
+    turn: Turn | None = None
 
     @property
     def question(self) -> str:
@@ -99,4 +126,4 @@ class ImportReport:
         return text
 
 
-__all__ = ["GRADE_LABELS", "Chunk", "Grade", "ImportReport", "Question"]
+__all__ = ["GRADE_LABELS", "Chunk", "Grade", "ImportReport", "Message", "Question", "Turn"]

@@ -44,6 +44,8 @@ def version_labels(path: str | Path) -> Labels:
         unanswerable=frozenset(q.id for q in version.questions if q.unanswerable),
         description=f"{version.name} v{version.version}",
         testset=version.identity(),
+        turns={q.id: q.turn.number for q in version.questions if q.turn is not None},
+        tags={q.id: q.tags for q in version.questions},
     )
 
 

@@ -174,3 +174,55 @@ def notes(at, kind: str | None = None) -> list[str]:
 def captions(at) -> list[str]:
     """The captions a page showed with ``labeler.app.widgets.caption``, as the reader sees them."""
     return [text for _, text in _html_blocks(at, "lbl-caption")]
+
+
+# A conversation over the same corpus: three turns of one partner, the second and third only
+# meaningful after the first (questions.jsonl's conversation field, as a version writes it).
+CONVERSATION = [
+    {
+        "id": "c1::1",
+        "question": "How many requests may one API key send?",
+        "reference_answer": "100 a minute.",
+        "tags": ["answerability:ANSWERABLE", "question-type:Factoid"],
+        "conversation": {"id": "c1", "turn": 1, "history": [], "rewrite": None},
+    },
+    {
+        "id": "c1::2",
+        "question": "And what happens to the ones over that?",
+        "tags": ["answerability:ANSWERABLE", "question-type:Explanation", "multi-turn:Follow-up"],
+        "conversation": {
+            "id": "c1",
+            "turn": 2,
+            "history": [
+                {"role": "user", "text": "How many requests may one API key send?"},
+                {"role": "assistant", "text": "100 requests per minute."},
+            ],
+            "rewrite": "What happens to requests over the rate limit?",
+        },
+    },
+    {
+        "id": "c1::3",
+        "question": "How long do I wait then?",
+        "tags": ["answerability:ANSWERABLE", "question-type:Factoid", "multi-turn:Follow-up"],
+        "conversation": {
+            "id": "c1",
+            "turn": 3,
+            "history": [
+                {"role": "user", "text": "How many requests may one API key send?"},
+                {"role": "assistant", "text": "100 requests per minute."},
+                {"role": "user", "text": "And what happens to the ones over that?"},
+                {"role": "assistant", "text": "They get status 429."},
+            ],
+            "rewrite": None,
+        },
+    },
+]
+
+
+@pytest.fixture
+def talking(loaded: Store, tmp_path: Path) -> Store:
+    """``loaded`` with the conversation c1 (three turns) among its questions."""
+    from labeler.importers import import_questions
+
+    import_questions(loaded, write_jsonl(tmp_path / "conversation.jsonl", CONVERSATION))
+    return loaded

@@ -235,3 +235,79 @@ def test_the_judges_grade_shows_after_mine_when_a_lead_switched_it_on(
     assert shown == ["Judge llm: 1. <b>Partly</b> ![x](http://example.invalid/p.png)"]
     # escaped, never markup: the text is shown as typed
     assert "&lt;b&gt;Partly&lt;/b&gt;" in html_text(app)
+
+
+# a turn of a conversation ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def talk_app(talking: Store, monkeypatch) -> AppTest:
+    monkeypatch.setenv("LABELER_DB", str(talking.path))
+    at = AppTest.from_file(APP, default_timeout=30)
+    at.query_params["reviewer"] = "ana"
+    return at
+
+
+def test_a_turn_is_shown_below_its_conversation_with_its_rewrite(talk_app: AppTest) -> None:
+    talk_app.query_params["question"] = "c1::2"
+    talk_app.run()
+    assert not talk_app.exception
+    body = html_text(talk_app)
+    assert body.index("How many requests may one API key send?") < body.index(
+        "Turn 2 of conversation c1"
+    )
+    assert "100 requests per minute." in body
+    assert "Standalone rewrite" in body
+    assert "What happens to requests over the rate limit?" in body
+    assert talk_app.segmented_control(key="label_search_with::c1::2").value == "rewrite"
+    assert "Searched: What happens to requests over the rate limit?" in captions(talk_app)
+
+
+def test_a_long_conversation_folds_all_but_the_last_turns(talk_app: AppTest) -> None:
+    talk_app.query_params["question"] = "c1::3"
+    talk_app.run()
+    body = html_text(talk_app)
+    assert "Standalone rewrite" not in body  # turn 3 has none
+    assert talk_app.segmented_control(key="label_search_with::c1::3").value == "previous"
+    assert (
+        "Searched: And what happens to the ones over that? / How long do I wait then?"
+        in captions(talk_app)
+    )
+
+
+def test_choosing_another_search_keeps_it_and_searches_again(
+    talk_app: AppTest, talking: Store
+) -> None:
+    from labeler.grading.search_pools import pool_key
+
+    talk_app.query_params["question"] = "c1::2"
+    talk_app.run()
+    talk_app.segmented_control(key="label_search_with::c1::2").set_value("conversation").run()
+    assert not talk_app.exception
+    question = talking.questions.get("c1::2")
+    assert question.turn.search == "conversation"
+    assert talking.pools.fts_pool_hash("c1::2", "default") == pool_key(talking, question, "default")
+
+
+def test_a_chunk_graded_2_for_an_earlier_turn_is_marked_on_the_turns_cards(
+    talk_app: AppTest, talking: Store
+) -> None:
+    talking.labels.set_grade("c1::1", "default", "rate-limits", "ben", 2)
+    talk_app.query_params["question"] = "c1::2"
+    talk_app.run()
+    body = html_text(talk_app)
+    assert "graded 2 for turn 1:" in body
+    index = talk_app.session_state["label_chunk_ids"].index("rate-limits")
+    head = next(h.proto.body for h in talk_app.html if f"{index + 1}. Rate limits" in h.proto.body)
+    assert ">2 for turn 1</span>rate-limits" in head
+
+
+def test_next_goes_to_the_conversations_next_turn(talk_app: AppTest) -> None:
+    talk_app.query_params["question"] = "c1::1"
+    talk_app.run()
+    talk_app.button(key="label_key_n").click().run()
+    assert talk_app.session_state["label_qid"] == "c1::2"
+    talk_app.button(key="label_key_n").click().run()
+    assert talk_app.session_state["label_qid"] == "c1::3"
+    talk_app.button(key="label_key_p").click().run()
+    assert talk_app.session_state["label_qid"] == "c1::2"

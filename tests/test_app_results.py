@@ -3,6 +3,7 @@ what is wrong in words, and it reads current labels, versions and uploaded runs 
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -262,3 +263,32 @@ def test_a_large_projects_decision_is_worked_out_when_asked(project: Store, monk
     kept = Comparison("dense", "bm25", "ndcg@10", "majority").kept(project)
     assert kept is not None
     assert kept.decision.sentence() == expected
+
+
+def test_a_conversational_test_set_is_broken_down_by_turn(
+    talking: Store, tmp_path: Path, monkeypatch
+) -> None:
+    run = tmp_path / "turns.trec"
+    run.write_text(
+        "c1::1 Q0 rate-limits 1 2 turns\nc1::2 Q0 webhooks 1 2 turns\n"
+        "c1::2 Q0 error-codes 2 1 turns\n",
+        encoding="utf-8",
+    )
+    import_run(talking, run)
+    talking.labels.set_grade("c1::1", "default", "rate-limits", "ana", 2)
+    talking.labels.set_grade("c1::2", "default", "error-codes", "ana", 2)
+    monkeypatch.setenv("LABELER_DB", str(talking.path))
+    monkeypatch.setenv("LABELER_EXPORTS", str(tmp_path / "exports"))
+    at = open_page()
+    rows = table(at, "results_by_turn")
+    turns = rows[rows["run"] == "turns"].set_index("group")
+    assert turns.loc["turn: first", "questions"] == 1
+    assert turns.loc["turn: first", "ndcg@10"] == pytest.approx(1.0)
+    assert turns.loc["turn: later", "ndcg@10"] == pytest.approx(1 / math.log2(3))
+    assert turns.loc["question-type: Explanation", "questions"] == 1
+
+
+def test_no_breakdown_without_conversations(project: Store) -> None:
+    at = open_page()
+    with pytest.raises(KeyError):
+        at.container(key="results_by_turn")

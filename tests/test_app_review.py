@@ -238,3 +238,34 @@ def test_nothing_to_review(app: AppTest, db: Store) -> None:
     review.decide_many(db, ["g1", "g2", "g3"], "maria", "accept")
     app.run()
     assert "Nothing to review here" in [h.value for h in app.subheader]
+
+
+def test_a_generated_turn_is_reviewed_below_its_conversation(
+    db: Store, monkeypatch, tmp_path
+) -> None:
+    import json
+
+    from labeler.importers.ragas import import_ragas
+
+    sample = {
+        "user_input": [
+            {"content": "What does error 404 mean?", "type": "human"},
+            {"content": "The order does not exist.", "type": "ai"},
+            {"content": "And 429?", "type": "human"},
+        ]
+    }
+    path = tmp_path / "s.jsonl"
+    path.write_text(json.dumps(sample) + "\n", encoding="utf-8")
+    import_ragas(db, path)
+    second = next(q for q in db.questions.ids() if q.endswith("::2"))
+    monkeypatch.setenv("LABELER_DB", str(db.path))
+    at = AppTest.from_file(APP, default_timeout=30)
+    at.query_params["reviewer"] = "ana"
+    at.run()
+    at.switch_page(PAGE)
+    at.query_params["question"] = second
+    at.run()
+    assert not at.exception
+    body = html_text(at)
+    assert body.index("The order does not exist.") < body.index("And 429?")
+    assert "Turn 2 of conversation" in body

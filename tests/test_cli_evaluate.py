@@ -336,3 +336,32 @@ def test_help_ends_with_an_example(command: str) -> None:
     assert result.exit_code == 0
     assert "Example:" in result.stdout
     assert f"labeler {command} --" in result.stdout
+
+
+def test_a_conversational_test_set_is_broken_down_by_turn(tmp_path: Path) -> None:
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("c::1 0 a 1\nc::2 0 b 1\nd::1 0 c 1\n", encoding="utf-8")
+    run = tmp_path / "run.trec"
+    run.write_text("c::1 Q0 a 1 3 r\nc::2 Q0 x 1 2 r\nc::2 Q0 b 2 1 r\nd::1 Q0 x 1 1 r\n", "utf-8")
+    history = [{"role": "user", "text": "first?"}, {"role": "assistant", "text": "yes"}]
+    questions = tmp_path / "questions.jsonl"
+    rows = [
+        {"id": "c::1", "tags": ["question-type:Factoid"], "conversation": {"id": "c", "turn": 1}},
+        {
+            "id": "c::2",
+            "tags": ["question-type:Factoid"],
+            "conversation": {"id": "c", "turn": 2, "history": history},
+        },
+        {"id": "d::1", "tags": ["question-type:Keyword"], "conversation": {"id": "d", "turn": 1}},
+    ]
+    questions.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    args = ("eval", "--qrels", qrels, "--questions", questions, "--run", run, "--metrics", "mrr")
+    table = invoke(*args).stdout
+    assert "By turn (the test set holds conversations):" in table
+    lines = [line.split() for line in table.splitlines()]
+    assert ["turn:", "first", "run", "2", "0.5000"] in lines  # c::1 1.0, d::1 0.0
+    assert ["turn:", "later", "run", "1", "0.5000"] in lines
+    assert ["question-type:", "Factoid", "run", "2", "0.7500"] in lines
+    data = json.loads(invoke(*args, "--format", "json").stdout)
+    assert data["runs"]["run"]["by_turn"]["question-type: Keyword"]["metrics"]["mrr"] == 0.0
+    assert "turn: first" in invoke(*args, "--format", "csv").stdout

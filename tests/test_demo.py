@@ -70,3 +70,25 @@ def test_the_demo_has_generated_questions_to_review(store: Store) -> None:
     # The builder names Ragas questions as the importer does.
     first = review.list_questions(store, QueueFilter(status=None, generator="ragas"))[0]
     assert first["id"] == stable_id("ragas", first["text"])
+
+
+def test_the_demo_has_support_conversations_graded_in_part(store: Store) -> None:
+    load_demo(store, DEMO_DIR)
+    assert store.conversations.counts() == {"conversations": 4, "turns": 15}
+    assert [n for n, _ in store.conversations.turns("fernleaf-rate-limits")] == [1, 2, 3, 4, 5]
+    second = store.questions.get("fernleaf-rate-limits::2")
+    assert (second.text, second.turn.rewrite) == (
+        "And in the sandbox?",
+        "What is the Orders API rate limit in the sandbox?",
+    )
+    assert [m.role for m in second.turn.history] == ["user", "assistant"]
+    assert "multi-turn:Follow-up" in second.tags
+    # MTRAG's bare NaN for a first turn's missing Multi-Turn tag: no tag.
+    first = store.questions.get("fernleaf-rate-limits::1")
+    assert not [t for t in first.tags if t.startswith("multi-turn:")]
+    turns = [q for q in store.questions.ids() if "::" in q]
+    graded = {q for q in turns if store.labels.question_labels(q, "default")}
+    assert len(graded) == 6  # of 15: the grading page opens on a conversation's next turn
+    done = {r["id"] for r in store.questions.queue("default", "tom") if r["state"] == "done"}
+    assert {f"fernleaf-rate-limits::{n}" for n in (1, 2, 3)} <= done
+    assert "fernleaf-rate-limits::4" not in done

@@ -18,8 +18,9 @@ from labeler.store import Store
 @pytest.mark.parametrize(
     ("min_grade", "counts"),
     [
-        (1, {"unanswerable": 4, "no_relevant_label": 1, "scored": 29}),
-        (2, {"unanswerable": 4, "no_relevant_label": 1, "scored": 29}),
+        # 29 graded questions and 6 graded turns of the support conversations.
+        (1, {"unanswerable": 4, "no_relevant_label": 1, "scored": 35}),
+        (2, {"unanswerable": 4, "no_relevant_label": 1, "scored": 35}),
     ],
 )
 def test_export_and_eval_count_the_same_questions(tmp_path: Path, monkeypatch, min_grade, counts):

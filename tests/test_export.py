@@ -633,3 +633,45 @@ def test_completeness_alone_makes_no_new_version(graded: Store, tmp_path: Path) 
     graded.pools.add("q1", "default", ["authentication"], source="search", added_by="ana")
     again = export_testset(graded, "orders", out=tmp_path)
     assert (again.status, again.version) == ("unchanged", first.version)
+
+
+# a conversation ---------------------------------------------------------------------------------
+
+
+def test_a_conversations_version_is_signed_and_records_each_turns_completeness(
+    talking: Store, tmp_path: Path
+) -> None:
+    """A turn is a question to the signature and the completeness record: the version holds
+    its conversation under the hash that is signed, each turn has its completeness line from
+    its pool, and the version reads and imports back with the same turns."""
+    from labeler.importers import import_run, import_testset
+    from labeler.versions.reading import read_version
+    from labeler.versions.signing import project_trust
+
+    run = tmp_path / "turns.trec"
+    run.write_text("c1::2 Q0 error-codes 1 2.0 chat\nc1::2 Q0 webhooks 2 1.0 chat\n")
+    import_run(talking, run)
+    talking.labels.set_grade("c1::1", "default", "rate-limits", "ana", 2)
+    talking.labels.set_grade("c1::2", "default", "error-codes", "ana", 2)
+    result = export_testset(talking, "chat", out=tmp_path / "exports")
+    version = read_version(result.path, trust=project_trust(talking, required=True))
+    assert version.findings.signature.state == "verified"
+    turns = {q: e.turn for q, e in version.content.questions.items() if e.turn is not None}
+    assert sorted(turns) == ["c1::1", "c1::2"]  # c1::3 has no grade: not in the test set
+    assert turns["c1::2"] == talking.questions.get("c1::2").turn
+    lines = {r["id"]: r for r in records(result.path)}
+    # c1::1: its one labelled chunk, graded; c1::2: the run's two results, the first graded
+    assert (lines["c1::1"]["candidates"], lines["c1::1"]["ungraded"]) == (1, 0)
+    assert lines["c1::2"] == {
+        "id": "c1::2",
+        "candidates": 2,
+        "graded": 1,
+        "ungraded": 1,
+        "partial": True,
+        "unanswerable": False,
+        "runs": {"chat": {"pool_depth": 10, "pooled": 2, "ungraded": 1, "complete_to": 1}},
+    }
+    with Store(tmp_path / "back.db") as back:
+        import_testset(back, result.path)
+        assert back.questions.get("c1::2").turn == turns["c1::2"]
+        assert back.questions.get("c1::1").turn == turns["c1::1"]

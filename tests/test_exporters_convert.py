@@ -4,10 +4,12 @@ import ast
 import csv
 import io
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from labeler.conversations import same_turn
 from labeler.errors import LabelerError
 from labeler.export import export_testset
 from labeler.exporters import csvfile, trec
@@ -15,11 +17,13 @@ from labeler.exporters.convert import FORMATS, convert, formats_table
 from labeler.importers.deepeval import import_deepeval
 from labeler.importers.ragas import import_ragas
 from labeler.importers.testset import import_testset
+from labeler.models import Message, Turn
 from labeler.store import Store
 from labeler.versions.format import (
     ChunkEntry,
     Content,
     QuestionEntry,
+    Version,
     manifest_bytes,
     seal,
     serialise,
@@ -334,3 +338,282 @@ def test_the_default_folder_is_named_for_version_and_format(
     [path] = convert(version, "trec")
     assert path == Path("orders-v3-trec") / "qrels.txt"
     assert convert(version, ["trec", "csv"])[0] == Path("orders-v3-formats") / "qrels.txt"
+
+
+# conversations ------------------------------------------------------------------------------
+
+HISTORY_1 = (
+    Message("user", "How many requests may I send?"),
+    Message("assistant", "100 a minute."),
+)
+HISTORY_2 = (
+    *HISTORY_1,
+    Message("user", "And over that?"),
+    Message("assistant", "Let me check."),
+    Message("tool", "429 means: wait and retry."),
+    Message("assistant", "You get a 429."),
+)
+TURNS = {
+    "c1::1": QuestionEntry(
+        "c1::1",
+        "How many requests may I send?",
+        "100 a minute.",
+        ("question-type:Factoid",),
+        turn=Turn("c1", 1),
+    ),
+    "c1::2": QuestionEntry(
+        "c1::2",
+        "And over that?",
+        None,
+        ("multi-turn:Follow-up",),
+        turn=Turn("c1", 2, HISTORY_1, rewrite="What happens over the rate limit?"),
+    ),
+    "c1::3": QuestionEntry(
+        "c1::3", "How long do I wait?", "As Retry-After says.", turn=Turn("c1", 3, HISTORY_2)
+    ),
+}
+TALK = Content(
+    questions={**CONTENT.questions, **TURNS},
+    qrels={
+        **CONTENT.qrels,
+        "c1::1": {"c-rate": 2},
+        "c1::2": {"c-err": 2, "c-rate": 1},
+        "c1::3": {"c-err": 1, "c-page": 0},
+    },
+    chunks=CONTENT.chunks,
+)
+
+
+@pytest.fixture
+def talk(tmp_path: Path) -> Path:
+    folder = tmp_path / "exports" / "talk" / "v1"
+    folder.mkdir(parents=True)
+    files = serialise(TALK)
+    for name, data in files.items():
+        (folder / name).write_bytes(data)
+    manifest = {
+        "format": "labeler-testset/2",  # unsigned, as the version fixture above
+        "name": "talk",
+        "version": 1,
+        "chunking": "default",
+        "min_grade": 1,
+    }
+    (folder / "manifest.json").write_bytes(manifest_bytes(seal(manifest, files)))
+    return folder
+
+
+def lines_of(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_a_version_with_conversations_gets_their_files_too(
+    talk: Path, tmp_path: Path, fmt: str
+) -> None:
+    out = tmp_path / fmt
+    paths = convert(talk, fmt, out=out)
+    assert [p.relative_to(out).as_posix() for p in paths] == FORMATS[fmt].declared(
+        conversations=True
+    )
+
+
+def test_trec_keeps_turns_apart_by_their_ids(talk: Path, tmp_path: Path) -> None:
+    [path] = convert(talk, "trec", out=tmp_path / "trec")
+    assert trec.read(path)["c1::2"] == {"c-err": 2, "c-rate": 1}
+
+
+def test_beir_queries_carry_the_conversation_and_mtrags_three_query_files(
+    talk: Path, tmp_path: Path
+) -> None:
+    paths = {p.name: p for p in convert(talk, "beir", out=tmp_path / "beir")}
+    queries = {q["_id"]: q for q in lines_of(paths["queries.jsonl"])}
+    assert queries["c1::2"]["conversation"] == {
+        "id": "c1",
+        "turn": 2,
+        "history": [
+            {"role": "user", "text": "How many requests may I send?"},
+            {"role": "assistant", "text": "100 a minute."},
+        ],
+        "rewrite": "What happens over the rate limit?",
+    }
+    assert "conversation" not in queries["q1"]
+    texts = {
+        name: {q["_id"]: q["text"] for q in lines_of(paths[name])}
+        for name in ("queries_lastturn.jsonl", "queries_rewrite.jsonl", "queries_questions.jsonl")
+    }
+    assert texts["queries_lastturn.jsonl"]["c1::2"] == "|user|: And over that?"
+    assert texts["queries_rewrite.jsonl"]["c1::2"] == "|user|: What happens over the rate limit?"
+    assert texts["queries_rewrite.jsonl"]["c1::3"] == "|user|: How long do I wait?"
+    assert texts["queries_questions.jsonl"]["c1::3"] == (
+        "|user|: How many requests may I send?\n|user|: And over that?\n|user|: How long do I wait?"
+    )
+    assert {t["q1"] for t in texts.values()} == {"|user|: How do I retry after 429?"}
+
+
+def test_ragas_turns_are_multi_turn_samples(talk: Path, tmp_path: Path) -> None:
+    paths = {p.name: p for p in convert(talk, "ragas", out=tmp_path / "ragas")}
+    # The questions that stand alone, as before.
+    assert lines_of(paths["ragas.jsonl"]) == [
+        {**row, "synthesizer_name": "labeler:talk@v1"} for row in RAGAS_ROWS
+    ]
+    samples = lines_of(paths["ragas_turns.jsonl"])
+    assert len(samples) == 3
+    third = samples[2]
+    assert [(m["type"], m["content"]) for m in third["user_input"]] == [
+        ("human", "How many requests may I send?"),
+        ("ai", "100 a minute."),
+        ("human", "And over that?"),
+        ("ai", "Let me check."),
+        ("ai", "429 means: wait and retry."),
+        ("ai", "You get a 429."),
+        ("human", "How long do I wait?"),
+    ]
+    assert third["user_input"][4]["metadata"] == {"role": "tool"}
+    assert third["user_input"][2]["metadata"] == {"conversation_id": "c1", "question_id": None}
+    assert third["user_input"][-1]["metadata"] == {
+        "question_id": "c1::3",
+        "conversation_id": "c1",
+        "turn": 3,
+        "rewrite": None,
+        "reference": "As Retry-After says.",
+        "reference_contexts": [ERR],
+        "reference_context_ids": ["c-err"],
+        "grades": [1],
+        "tags": [],
+        "unanswerable": False,
+    }
+    assert (third["reference"], third["synthesizer_name"]) == (
+        "As Retry-After says.",
+        "labeler:talk@v1",
+    )
+
+
+def test_deepeval_gets_one_conversational_golden_per_conversation(
+    talk: Path, tmp_path: Path
+) -> None:
+    paths = {p.name: p for p in convert(talk, "deepeval", out=tmp_path / "de")}
+    assert [g["input"] for g in json.loads(paths["goldens.json"].read_text("utf-8"))] == [
+        q.text for q in CONTENT.questions.values()
+    ]
+    [golden] = json.loads(paths["conversational_goldens.json"].read_text("utf-8"))
+    assert (golden["scenario"], golden["name"], golden["additional_metadata"]) == (
+        "How many requests may I send?",
+        "c1",
+        {"conversation_id": "c1", "testset": "talk@v1"},
+    )
+    assert [(t["role"], t["content"]) for t in golden["turns"]] == [
+        ("user", "How many requests may I send?"),
+        ("assistant", "100 a minute."),
+        ("user", "And over that?"),
+        ("assistant", "Let me check."),
+        ("assistant", "429 means: wait and retry."),
+        ("assistant", "You get a 429."),
+        ("user", "How long do I wait?"),
+    ]
+    second = golden["turns"][2]
+    assert second["retrieval_context"] == [ERR, RATE]  # best grade first
+    assert second["metadata"] == {
+        "question_id": "c1::2",
+        "turn": 2,
+        "rewrite": "What happens over the rate limit?",
+        "reference_answer": None,
+        "chunk_ids": ["c-err", "c-rate"],
+        "grades": [2, 1],
+        "tags": ["multi-turn:Follow-up"],
+        "unanswerable": False,
+    }
+    assert golden["turns"][4]["metadata"] == {"role": "tool"}
+
+
+def test_turns_said_after_different_histories_get_a_golden_each(tmp_path: Path) -> None:
+    from labeler.exporters.deepeval import conversational_goldens
+
+    other = replace(TURNS["c1::3"], turn=Turn("c1", 3, (Message("user", "Something else?"),)))
+    questions = {**TURNS, "c1::3": other}
+    version = Version(tmp_path, {"name": "x", "version": 1}, Content(questions, {}, {}))
+    goldens = conversational_goldens(version, 1)
+    assert [[t["content"] for t in g["turns"]] for g in goldens] == [
+        ["How many requests may I send?", "100 a minute.", "And over that?"],
+        ["Something else?", "How long do I wait?"],
+    ]
+
+
+def test_csv_rows_place_a_turn_in_its_conversation(talk: Path, tmp_path: Path) -> None:
+    [path] = convert(talk, "csv", out=tmp_path / "csv")
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    placed = {
+        (r["question_id"], r["chunk_id"]): (r["conversation_id"], r["turn"], r["rewrite"])
+        for r in rows
+    }
+    assert placed[("c1::2", "c-err")] == ("c1", "2", "What happens over the rate limit?")
+    assert placed[("q1", "c-err")] == ("", "", "")
+
+
+def same_conversations(store: Store, ids=TURNS) -> None:
+    for question_id, question in TURNS.items():
+        if question_id in ids:
+            assert same_turn(store.questions.get(question_id).turn, question.turn), question_id
+
+
+def test_a_version_round_trips_with_its_conversations(talk: Path, tmp_path: Path) -> None:
+    with Store(tmp_path / "v.db") as fresh:
+        import_testset(fresh, talk)
+        same_conversations(fresh)
+        again = export_testset(fresh, "talk", out=tmp_path / "again")
+    original = json.loads((talk / "manifest.json").read_text(encoding="utf-8"))
+    assert again.plan.content_key == original["content_hash"]  # a v2 hash is its content key
+
+
+def test_beir_round_trips_with_its_conversations(talk: Path, tmp_path: Path) -> None:
+    beir = tmp_path / "beir"
+    convert(talk, "beir", out=beir)
+    with Store(tmp_path / "b.db") as fresh:
+        import_testset(fresh, beir)
+        same_conversations(fresh)
+        again = export_testset(fresh, "talk", out=tmp_path / "again")
+    original = json.loads((talk / "manifest.json").read_text(encoding="utf-8"))
+    assert again.plan.content_key == original["content_hash"]  # a v2 hash is its content key
+
+
+@pytest.mark.parametrize(
+    ("fmt", "name", "importer"),
+    [
+        ("ragas", "ragas_turns.jsonl", import_ragas),
+        ("deepeval", "conversational_goldens.json", import_deepeval),
+    ],
+)
+def test_generated_formats_round_trip_with_their_conversations(
+    talk: Path, tmp_path: Path, fmt: str, name: str, importer
+) -> None:
+    convert(talk, fmt, out=tmp_path / fmt)
+    with Store(tmp_path / "g.db") as store:
+        store.corpus.ensure_chunking("default")
+        store.corpus.upsert_chunks("default", chunk_rows())
+        result = importer(store, tmp_path / fmt / name)
+        assert (result.report.added, result.unmatched_total) == (3, 0)
+        same_conversations(store)
+        for question_id, question in TURNS.items():
+            mine = store.questions.get(question_id)
+            assert (mine.text, mine.reference_answer, mine.tags) == (
+                question.text,
+                question.reference_answer,
+                question.tags,
+            )
+            relevant = sorted(TALK.qrels[question_id].items(), key=lambda cg: (-cg[1], cg[0]))
+            assert list(mine.source_chunk_ids) == [c for c, g in relevant if g >= 1]
+        assert importer(store, tmp_path / fmt / name).report.unchanged == 3
+
+
+def test_trec_round_trips_its_labels_by_turn_id(talk: Path, tmp_path: Path) -> None:
+    from labeler.importers.qrels import import_qrels
+
+    [path] = convert(talk, "trec", out=tmp_path / "trec")
+    with Store(tmp_path / "t.db") as store:
+        import_testset(store, talk, reviewer="first")
+        import_qrels(store, path, reviewer="trec")
+        labels = store.labels.question_labels("c1::2", "default")
+        assert {(r["chunk_id"], r["grade"]) for r in labels if r["reviewer"] == "trec"} == {
+            ("c-err", 2),
+            ("c-rate", 1),
+        }

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from labeler.exporters.convert import convert
-from tests.test_exporters_convert import version  # noqa: F401 - the fixture
+from tests.test_exporters_convert import talk, version  # noqa: F401 - the fixtures
 
 pytestmark = pytest.mark.interop
 
@@ -81,3 +81,53 @@ def test_deepeval_loads_the_goldens(version: Path, tmp_path: Path, offline) -> N
     goldens = [Golden(**g) for g in json.loads(path.read_text(encoding="utf-8"))]
     dataset = EvaluationDataset(goldens=goldens)
     assert dataset.goldens[0].additional_metadata["chunk_ids"] == ["c-rate", "c-err"]
+
+
+def test_ragas_loads_the_turns_as_multi_turn_samples(talk: Path, tmp_path: Path, offline) -> None:  # noqa: F811
+    need("ragas")
+    import ragas
+    from ragas.dataset_schema import MultiTurnSample
+    from ragas.messages import AIMessage, HumanMessage
+
+    paths = {p.name: p for p in convert(talk, "ragas", out=tmp_path / "ragas")}
+    dataset = ragas.EvaluationDataset.from_jsonl(str(paths["ragas_turns.jsonl"]))
+    assert dataset.is_multi_turn()
+    assert len(dataset) == 3
+    third = dataset[2]
+    assert isinstance(third, MultiTurnSample)
+    assert [type(m) for m in third.user_input] == [
+        HumanMessage,
+        AIMessage,
+        HumanMessage,
+        AIMessage,
+        AIMessage,
+        AIMessage,
+        HumanMessage,
+    ]
+    assert third.user_input[-1].metadata["reference_context_ids"] == ["c-err"]
+    assert third.reference == "As Retry-After says."
+    # The questions that stand alone load as before, on their own.
+    assert not ragas.EvaluationDataset.from_jsonl(str(paths["ragas.jsonl"])).is_multi_turn()
+
+
+def test_deepeval_loads_the_conversational_goldens(talk: Path, tmp_path: Path, offline) -> None:  # noqa: F811
+    need("deepeval")
+    from deepeval.dataset import ConversationalGolden, EvaluationDataset
+
+    paths = {p.name: p for p in convert(talk, "deepeval", out=tmp_path / "de")}
+    rows = json.loads(paths["conversational_goldens.json"].read_text(encoding="utf-8"))
+    goldens = [ConversationalGolden(**g) for g in rows]
+    dataset = EvaluationDataset(goldens=goldens)
+    [golden] = dataset.goldens
+    assert [t.role for t in golden.turns] == [
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "assistant",
+        "assistant",
+        "user",
+    ]
+    second = golden.turns[2]
+    assert second.retrieval_context[1] == "100 requests per minute; then 429."
+    assert second.metadata["question_id"] == "c1::2"

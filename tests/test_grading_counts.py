@@ -21,7 +21,7 @@ from tests.conftest import captions
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "labeler" / "app" / "streamlit_app.py")
-DEMO_FIGURES = {"questions": 93, "waiting": 32, "turns": 0, "graded": 33, "answerable": 29}
+DEMO_FIGURES = {"questions": 108, "waiting": 32, "turns": 15, "graded": 39, "answerable": 35}
 
 
 def test_counts_by_hand(loaded: Store) -> None:
@@ -83,29 +83,30 @@ def open_page(demo: Path, monkeypatch, page: str | None) -> AppTest:
 def test_the_data_page_says_the_same(demo: Path, monkeypatch) -> None:
     at = open_page(demo, monkeypatch, "app_pages/data.py")
     shown = {m.label: m.value for m in at.metric}
-    assert shown["Questions"] == "93"
-    assert shown["Fully graded"] == "33"
+    assert shown["Questions"] == "108"
+    assert shown["Fully graded"] == "39"
     assert (
-        "93 questions (33 fully graded, 29 answerable, 4 marked unanswerable) · 32 generated"
-        " questions waiting for review · 3 rejected · 0 turns" in captions(at)
+        "108 questions (39 fully graded, 35 answerable, 4 marked unanswerable) · 32 generated"
+        " questions waiting for review · 3 rejected · 15 turns" in captions(at)
     )
 
 
 def test_the_grading_page_says_the_same(demo: Path, monkeypatch) -> None:
     at = open_page(demo, monkeypatch, None)
     line = " ".join(p.proto.text for p in at.get("progress"))
-    assert "you: 0 of 93 questions fully graded · everyone: 33" in line
+    assert "you: 0 of 108 questions fully graded · everyone: 39" in line
 
 
 def test_the_results_page_says_the_same(demo: Path, monkeypatch) -> None:
     at = open_page(demo, monkeypatch, "app_pages/results.py")
-    assert at.caption[0].value.startswith("Means over the 29 answerable questions")
+    assert at.caption[0].value.startswith("Means over the 35 answerable questions")
 
 
 def test_the_readme_tour_says_the_same() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     tour = readme.split("## A five-minute tour of the demo", 1)[1].split("\n## ", 1)[0]
     tour = " ".join(tour.split())
-    assert re.search(r"\b93 questions about them\b", tour)
+    assert re.search(r"\b108 questions about them\b", tour)
+    assert "15 turns of four support conversations" in tour
     assert "32 generated questions waiting for review" in tour
-    assert "33 questions are fully graded, 29 of them answerable" in tour
+    assert "39 questions are fully graded (6 of them turns), 35 of them answerable" in tour

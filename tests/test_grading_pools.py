@@ -208,6 +208,7 @@ def test_inspect_shows_every_source_of_every_candidate(loaded: Store) -> None:
     }
     assert shown == {
         "question": "q3",
+        "search": {"with": "text", "query": "What does error 404 mean?"},
         "candidates": [
             {"chunk": c, "sources": expected[c]}
             for c in sorted(expected, key=lambda c: blind_key("q3", c))

@@ -160,3 +160,81 @@ def test_bad_input_names_the_line_and_writes_nothing(
     with pytest.raises(LabelerError, match=message):
         import_deepeval(corpus, path)
     assert table_counts(corpus) == before
+
+
+# conversational goldens -----------------------------------------------------------------------
+
+# DeepEval's own fixtures (confident-ai/deepeval, tests/test_core/test_datasets/): turns as JSON
+# text in a JSON file and in a CSV (now), and DeepEval 3's "role: text [retrieval_context: ...]|"
+# (before); and what DeepEval 4.3.1's save_as writes (tests/data/formats/write_conversations.py).
+CONVO = FORMATS / "deepeval" / "convo_goldens.json"
+CONVO_CSV = FORMATS / "deepeval" / "convo_goldens.csv"
+CONVO_3 = FORMATS / "deepeval" / "convo_goldens_3.json"
+SAVED = [FORMATS / "deepeval" / f"conversational_goldens_4.{k}" for k in ("json", "csv", "jsonl")]
+
+
+def test_deepevals_conversational_goldens_in_every_shape_it_wrote(loaded: Store) -> None:
+    skipped = [0]
+    now = list(read_deepeval(CONVO, skipped))
+    assert (len(now), skipped) == (15, [0])  # one user turn in each of 15 goldens
+    first = now[0]
+    assert (first.text, first.turn.number, first.turn.history) == (
+        "What's the weather like in Paris this weekend?",
+        1,
+        (),
+    )
+    assert first.contexts == ("Weather API docs", "Weather API reference")
+    assert first.reference == "It's expected to be rainy with temperatures around 18°C."
+    assert first.metadata["scenario"] == "User asks for weather forecast for Paris"
+    csv = list(read_deepeval(CONVO_CSV, [0]))
+    assert [(q.id, q.text, q.contexts) for q in csv] == [(q.id, q.text, q.contexts) for q in now]
+    # DeepEval 3 wrote the same conversations (one context fewer here): the same ids.
+    before = list(read_deepeval(CONVO_3, [0]))
+    assert [q.id for q in before] == [q.id for q in now]
+    assert before[0].contexts == ("Weather API docs",)
+    result = import_deepeval(loaded, CONVO)
+    # Each user turn's own retrieval context: two for the first, one for each other (names of
+    # APIs, which no chunk of the corpus holds).
+    assert (result.report.added, result.contexts, result.unmatched_total) == (15, 16, 16)
+
+
+def test_deepeval_4s_files_a_user_turns_contexts_and_reference(loaded: Store) -> None:
+    json_, csv, jsonl = (list(read_deepeval(path, [0])) for path in SAVED)
+    assert [(q.id, q.turn, q.contexts) for q in csv] == [(q.id, q.turn, q.contexts) for q in json_]
+    assert [(q.id, q.turn, q.contexts) for q in jsonl] == [
+        (q.id, q.turn, q.contexts) for q in json_
+    ]
+    first, second, third = json_
+    rate = loaded.corpus.get_chunk("default", "rate-limits").text
+    errors = loaded.corpus.get_chunk("default", "error-codes").text
+    assert first.contexts == (rate,)  # the answering assistant turn's retrieval context
+    assert second.contexts == (errors, rate)
+    assert third.contexts == (rate,)  # none of its own: the golden's context
+    assert [q.reference for q in json_] == [
+        "100 requests per minute.",
+        "Too many requests: wait and retry.",
+        None,
+    ]
+    assert [m.role for m in third.turn.history] == ["user", "assistant", "user", "assistant"]
+    result = import_deepeval(loaded, SAVED[0])
+    assert (result.report.added, result.exact, result.unmatched_total) == (3, 4, 0)
+    assert loaded.questions.get(second.id).source_chunk_ids == ("error-codes", "rate-limits")
+
+
+def test_a_scenario_without_turns_is_skipped(loaded: Store, tmp_path: Path) -> None:
+    path = tmp_path / "g.json"
+    goldens = [
+        {"scenario": "A partner asks about refunds", "turns": None},
+        {"input": "What does error 404 mean?"},
+    ]
+    path.write_text(json.dumps(goldens), encoding="utf-8")
+    result = import_deepeval(loaded, path)
+    assert (result.report.added, result.multi_turn) == (1, 1)
+
+
+def test_a_turn_without_a_role_names_its_place(loaded: Store, tmp_path: Path) -> None:
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps([{"scenario": "s", "turns": [{"content": "hi"}]}]), "utf-8")
+    with pytest.raises(LabelerError) as error:
+        import_deepeval(loaded, path)
+    assert str(error.value).startswith(f'{path}:1: field "turns[0].role": expected one of')

@@ -202,8 +202,12 @@ def test_an_annotated_testset_and_a_multi_turn_sample(corpus: Store, tmp_path) -
     path = tmp_path / "annotated.json"
     path.write_text(json.dumps(rows), encoding="utf-8")
     result = import_ragas(corpus, path)
-    assert (result.report.added, result.multi_turn) == (1, 1)
-    assert "1 multi-turn samples skipped" in result.summary()
+    # The multi-turn sample is a conversation of one user turn (tests/test_importers_ragas
+    # _turns.py has the rest).
+    assert (result.report.added, result.multi_turn) == (2, 0)
+    conversation = stable_id("ragas-conversation", '[["user", "hi"]]')
+    turn = corpus.questions.get(f"{conversation}::1")
+    assert (turn.text, turn.turn.number, turn.turn.history) == ("hi", 1, ())
     question = corpus.questions.get(stable_id("ragas", "Signed how?"))
     assert question.generator == "ragas"
     assert (
@@ -360,3 +364,83 @@ def test_a_json_object_holding_the_list_keeps_line_numbers(tmp_path) -> None:
         (3, "A?"),
         (4, "B?"),
     ]
+
+
+# multi-turn samples ---------------------------------------------------------------------------
+
+# Written by Ragas 0.4.3's own EvaluationDataset.to_jsonl / to_csv (tests/data/formats/
+# write_conversations.py): one conversation with a tool call, three user turns.
+MULTI_JSONL = FORMATS / "ragas" / "multi_turn.jsonl"
+MULTI_CSV = FORMATS / "ragas" / "multi_turn.csv"
+
+
+def test_a_multi_turn_sample_gives_one_question_per_user_turn(loaded: Store) -> None:
+    result = import_ragas(loaded, MULTI_JSONL)
+    assert (result.report.added, result.multi_turn) == (3, 0)
+    messages = json.loads(MULTI_JSONL.read_text(encoding="utf-8"))["user_input"]
+    conversation = stable_id(
+        "ragas-conversation",
+        json.dumps(
+            [
+                [{"human": "user", "ai": "assistant"}.get(m["type"], m["type"]), m["content"]]
+                for m in messages
+            ],
+            ensure_ascii=False,
+        ),
+    )
+    assert loaded.conversations.turns(conversation) == [
+        (1, f"{conversation}::1"),
+        (2, f"{conversation}::2"),
+        (3, f"{conversation}::3"),
+    ]
+    second = loaded.questions.get(f"{conversation}::2")
+    assert second.text == "And what happens to the requests over that?"
+    assert [(m.role, m.text[:20]) for m in second.turn.history] == [
+        ("user", "How many requests ma"),
+        ("assistant", "Let me look that up."),
+        ("tool", "Each API key may sen"),
+        ("assistant", "100 requests per min"),
+    ]
+    # The sample's reference is its last user turn's reference answer.
+    answers = [loaded.questions.get(f"{conversation}::{n}").reference_answer for n in (1, 2, 3)]
+    assert answers == [None, None, "As long as the Retry-After header says."]
+    assert (second.origin, second.review_status, second.generator) == (
+        "generated",
+        "pending",
+        "ragas",
+    )
+
+
+def test_the_csv_ragas_writes_gives_the_same_conversation(loaded: Store, tmp_path: Path) -> None:
+    skipped = [0]
+    from_jsonl = list(read_ragas(MULTI_JSONL, skipped))
+    from_csv = list(read_ragas(MULTI_CSV, skipped))
+    assert [(q.id, q.text, q.turn, q.reference) for q in from_csv] == [
+        (q.id, q.text, q.turn, q.reference) for q in from_jsonl
+    ]
+    import_ragas(loaded, MULTI_JSONL)
+    again = import_ragas(loaded, MULTI_CSV)
+    assert (again.report.added, again.report.updated, again.report.unchanged) == (0, 0, 3)
+
+
+def test_a_multi_turn_sample_without_a_user_message_is_skipped(
+    loaded: Store, tmp_path: Path
+) -> None:
+    path = tmp_path / "s.jsonl"
+    rows = [
+        {"user_input": [{"content": "Hello, how can I help?", "type": "ai"}]},
+        {"user_input": "What does error 404 mean?", "reference_contexts": []},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    result = import_ragas(loaded, path)
+    assert (result.report.added, result.multi_turn) == (1, 1)
+    assert "1 conversations without a user turn skipped" in result.summary()
+
+
+def test_a_bad_message_names_its_place(loaded: Store, tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    sample = {"user_input": [{"content": "hi", "type": "human"}, {"content": "x", "type": "bot"}]}
+    path.write_text(json.dumps(sample) + "\n", encoding="utf-8")
+    with pytest.raises(LabelerError) as error:
+        import_ragas(loaded, path)
+    assert str(error.value).startswith(f'{path}:1: field "user_input[1].type": expected one of')

@@ -426,6 +426,44 @@ def test_a_killed_run_resumes_where_it_stopped(tmp_path: Path) -> None:
     assert killed_after >= 4
 
 
+# a turn of a conversation -----------------------------------------------------------------------
+
+
+def turn(conversation: str, said_before: str, rewrite: str | None) -> dict:
+    history = [{"role": "user", "text": said_before}, {"role": "assistant", "text": "Yes."}]
+    return {
+        "id": f"{conversation}::2",
+        "question": "Quux again?",
+        "conversation": {"id": conversation, "turn": 2, "history": history, "rewrite": rewrite},
+    }
+
+
+def test_a_turn_is_judged_with_its_conversation_and_rewrite(
+    project: Store, server: JudgeServer, tmp_path: Path
+) -> None:
+    """The same words in two conversations ask two things: each prompt holds its own history
+    and rewrite, and the second is not answered from the first's cache."""
+    turns = [turn("x", "Zorblax first?", "Quux of zorblax?"), turn("y", "Wibbleton first?", None)]
+    import_questions(project, write_jsonl(tmp_path / "turns.jsonl", turns))
+    run = tmp_path / "turns.trec"
+    run.write_text("x::2 Q0 c1 1 2.0 bm25\ny::2 Q0 c1 1 2.0 bm25\n", encoding="utf-8")
+    import_run(project, run)
+    summary = run_judge(project, options(server, selection=Selection(questions=("x::2", "y::2"))))
+    assert (summary.calls, summary.cached, summary.ratings_written) == (2, 0, 2)
+    sent = sorted(r["messages"][0]["content"] for r in server.requests)  # y (Wibbleton), x
+    assert (
+        "<question>\nConversation before the question (turn 2):\nuser: Zorblax first?\n" in sent[1]
+    )
+    assert (
+        "assistant: Yes.\n\nQuestion: Quux again?\n"
+        "Standalone rewrite of the question: Quux of zorblax?\n</question>"
+    ) in sent[1]
+    assert (
+        "user: Wibbleton first?\nassistant: Yes.\n\nQuestion: Quux again?\n</question>"
+    ) in sent[0]
+    assert judge_grades(project, NAME) == {("x::2", "c1"): 2, ("y::2", "c1"): 2}
+
+
 # faithfulness ------------------------------------------------------------------------------------
 
 

@@ -1,6 +1,8 @@
 """Flags kept current in the database (labeler.review.flagging), and the queue order they give
 (labeler.review.queue)."""
 
+from dataclasses import replace
+
 import pytest
 
 from labeler import review
@@ -171,3 +173,32 @@ def test_filters_by_generator_synthesizer_persona_tag_and_flag(loaded: Store, tm
     values = loaded.flags.filter_values()
     assert values["generator"] == [("deepeval", 1), ("ragas", 1)]
     assert values["persona"] == [("agent", 1), ("developer", 1)]
+
+
+def follow_up(question_id: str, conversation: str, before: str, text: str) -> dict:
+    history = [{"role": "user", "text": before}, {"role": "assistant", "text": "It depends."}]
+    turn = {"id": conversation, "turn": 2, "history": history}
+    return generated(question_id, text, conversation=turn)
+
+
+def test_a_follow_up_is_a_duplicate_only_of_the_same_question_in_context(
+    loaded: Store, tmp_path
+) -> None:
+    rows = [
+        follow_up("a::2", "a", "What happens after a 429 response?", "How long do I wait then?"),
+        follow_up("b::2", "b", "How do I ask for a refund?", "How long do I wait then?"),
+        follow_up("c::2", "c", "What happens after a 429 response?", "How long do I wait then?"),
+    ]
+    import_questions(loaded, write_jsonl(tmp_path / "turns.jsonl", rows))
+    review.ensure_flags(loaded)
+    found = loaded.flags.flags_of(["a::2", "b::2", "c::2"])
+    assert [f["related"] for f in found["a::2"] if f["name"] == "duplicate"] == [["c::2"]]
+    assert "duplicate" not in {f["name"] for f in found.get("b::2", [])}
+    # A new rewrite of a turn marks its flags for recomputing.
+    dirty_before = loaded.flags.dirty_questions()[1]
+    turn = loaded.questions.get("b::2").turn
+    loaded.questions.upsert(
+        [{"id": "b::2", "text": "How long do I wait then?", "turn": replace(turn, rewrite="x")}]
+    )
+    assert "b::2" in loaded.flags.dirty_questions()[1]
+    assert "b::2" not in dirty_before

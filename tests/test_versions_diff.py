@@ -130,3 +130,25 @@ def test_the_manifest_record_lists_ids() -> None:
     record = changes_record(diff_contents(OLD, NEW), parent=1)
     assert (record["parent"], record["added"], record["removed"]) == (1, ["q4"], ["q3"])
     assert (record["edited"], record["relabelled"]) == (["q1"], ["q2"])
+
+
+def test_a_changed_conversation_edits_the_turn(tmp_path: Path) -> None:
+    from labeler.cli.versions import _diff_lines
+    from labeler.models import Message, Turn
+
+    before = Turn("c1", 2, (Message("user", "Eins?"),))
+    after = Turn("c1", 2, (Message("user", "Eins?"),), rewrite="Zwei nach eins?")
+    old = Content({"t": QuestionEntry("t", "Zwei?", turn=before)}, {}, {})
+    new = Content({"t": QuestionEntry("t", "Zwei?", turn=after)}, {}, {})
+    diff = diff_contents(old, new)
+    assert [(q.id, q.status, q.fields) for q in diff.questions] == [
+        ("t", "edited", ("conversation",))
+    ]
+    assert diff.as_dict()["questions"][0]["fields"]["conversation"]["new"]["rewrite"] == (
+        "Zwei nach eins?"
+    )
+    assert _diff_lines(diff) == [
+        '~ t (edited) "Zwei?"',
+        "    conversation: turn 2 of c1, after 1 messages -> turn 2 of c1, after 1 messages,"
+        " rewrite 'Zwei nach eins?'",
+    ]

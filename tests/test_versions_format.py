@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from labeler.errors import LabelerError
+from labeler.models import Message, Turn
 from labeler.versions.checking import inspect
 from labeler.versions.format import (
     FORMAT_V2,
@@ -274,3 +275,66 @@ def test_only_v_number_folders_are_versions(tmp_path: Path) -> None:
         (tmp_path / "t" / name).mkdir(parents=True)
     assert [n for n, _ in version_dirs(tmp_path, "t")] == [1, 2, 10]
     assert version_dirs(tmp_path, "missing") == []
+
+
+# a turn of a conversation ---------------------------------------------------------------------
+
+TURN = Turn("c1", 2, (Message("user", "Wie viel?"), Message("assistant", "Hundert.")), "Und dann?")
+
+
+def with_turn(turn: Turn | None) -> Content:
+    questions = {**CONTENT.questions, "c1::2": QuestionEntry("c1::2", "Und?", turn=turn)}
+    return Content(questions, CONTENT.qrels, CONTENT.chunks)
+
+
+def test_a_turn_carries_its_conversation_in_questions_jsonl() -> None:
+    line = serialise(with_turn(TURN))["questions.jsonl"].decode().splitlines()[0]
+    assert json.loads(line) == {
+        "id": "c1::2",
+        "question": "Und?",
+        "reference_answer": None,
+        "tags": [],
+        "unanswerable": False,
+        "conversation": {
+            "id": "c1",
+            "turn": 2,
+            "history": [
+                {"role": "user", "text": "Wie viel?"},
+                {"role": "assistant", "text": "Hundert."},
+            ],
+            "rewrite": "Und dann?",
+        },
+    }
+    # Questions that stand alone are written as they always were: their hashes do not move.
+    assert serialise(CONTENT)["questions.jsonl"].decode() == QUESTIONS
+
+
+def test_the_hash_covers_the_conversation(tmp_path: Path) -> None:
+    manifest = {"name": "t", "version": 1, "chunking": "default"}
+    completeness = {"completeness.jsonl": b""}
+    base = seal(manifest, serialise(with_turn(TURN)) | completeness)["content_hash"]
+    other = Turn(TURN.conversation, 2, (*TURN.history[:1], Message("assistant", "100.")))
+    assert seal(manifest, serialise(with_turn(other)) | completeness)["content_hash"] != base
+    # A reviewer's search choice is a grading setting, not test-set content.
+    chose = Turn(TURN.conversation, 2, TURN.history, TURN.rewrite, search="turn")
+    assert serialise(with_turn(chose)) == serialise(with_turn(TURN))
+
+
+def test_a_version_reads_its_turns_back(tmp_path: Path) -> None:
+    folder = write_version(tmp_path / "t" / "v1", serialise(with_turn(TURN)), name="t", version=1)
+    assert read_version(folder).content.questions["c1::2"].turn == TURN
+
+
+def test_two_questions_for_one_turn_are_refused(tmp_path: Path) -> None:
+    questions = {
+        **with_turn(TURN).questions,
+        "again": QuestionEntry("again", "Und?", turn=TURN),
+    }
+    files = serialise(Content(questions, CONTENT.qrels, CONTENT.chunks))
+    folder = write_version(tmp_path / "t" / "v1", files, name="t", version=1)
+    with pytest.raises(LabelerError) as error:
+        read_version(folder)
+    assert str(error.value) == (
+        f"{folder / 'questions.jsonl'}:2: field \"turn\": turn 2 of conversation 'c1' is also"
+        " question 'again' (line 1)"
+    )

@@ -13,6 +13,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from labeler import review
+from labeler.app.conversation import read_only_html
 from labeler.app.pages import PAGES_DIR
 from labeler.app.widgets import note_html, safe_text_html, word_diff_html
 from labeler.flags import FLAG_TITLES
@@ -76,7 +77,7 @@ def question_block(view: review.ReviewView, place: int | None, count: int) -> No
         + "</div>",
         status_html(view),
         flags_html(view),
-        safe_text_html(q.text, css_class="lbl-question"),
+        read_only_html(q),  # a turn of a conversation: the conversation before it too
         '<div class="rv-label">Reference answer</div>',
         f'<div class="rv-ref">{html.escape(q.reference_answer)}</div>'
         if q.reference_answer

@@ -75,7 +75,8 @@ def _testset_trust(testset: str, public_key: str | None, db: str | None) -> tupl
 
 
 def _load_test_set(qrels: str | None, questions: str | None, checked: tuple | None) -> tuple:
-    """(Qrels, question -> tags, identity of the test set or None, notes on the version);
+    """(Qrels, question -> tags, question -> turn number for the turns of conversations,
+    identity of the test set or None, notes on the version);
     ``checked``: a --testset's folder and trust (``_testset_trust``), else --qrels is read."""
     from labeler.metrics.files import read_qrels, read_questions
 
@@ -85,16 +86,19 @@ def _load_test_set(qrels: str | None, questions: str | None, checked: tuple | No
         folder, trust = checked
         version = read_testset(folder, trust=trust)
         tags = {q.id: q.tags for q in version.questions}
-        return version.qrels, tags, version.identity(), _version_notes(version)
+        turns = {q.id: q.turn.number for q in version.questions if q.turn is not None}
+        return version.qrels, tags, turns, version.identity(), _version_notes(version)
     labels = read_qrels(qrels)
     tags: dict[str, tuple[str, ...]] = {}
+    turns: dict[str, int] = {}
     if questions is not None:
         infos = read_questions(questions)
         labels = labels.with_questions(
             (q.id for q in infos), unanswerable=(q.id for q in infos if q.unanswerable)
         )
         tags = {q.id: q.tags for q in infos}
-    return labels, tags, None, []
+        turns = {q.id: q.turn.number for q in infos if q.turn is not None}
+    return labels, tags, turns, None, []
 
 
 @main.command("eval")
@@ -217,7 +221,9 @@ def eval_command(
 
     Every run is compared with the first (or --baseline-run): mean difference, 95% bootstrap
     confidence interval, paired randomization p-value, wins/ties/losses per question. With
-    --baseline the command exits 1 when a metric fell more than --tolerance below it.
+    --baseline the command exits 1 when a metric fell more than --tolerance below it. A test
+    set holding conversations is also broken down by turn (first, later), answerability,
+    question type and multi-turn type, where its questions carry those tags.
 
     A --testset is checked first: its content hash always, its signature against --public-key
     or this project's key (beside its database); a forged version is refused (exit 2), and an
@@ -249,7 +255,7 @@ def eval_command(
         ]
         from labeler.metrics.gate import evaluate_gated  # loads while the files are read
 
-        labels, tags, identity, notes = test_set.result()
+        labels, tags, turns, identity, notes = test_set.result()
         loaded = [future.result() for future in reading]
     for note in notes:
         _warn(note)
@@ -270,6 +276,7 @@ def eval_command(
         resamples=resamples,
         seed=seed,
         tags=tags,
+        turns=turns,
     )
     for warning in report.warnings:
         _warn(warning)

@@ -141,12 +141,18 @@ def verify_cmd(path: str, public_key: str | None, fmt: str, db_path: Path) -> No
 
 
 def _diff_lines(diff) -> list[str]:
+    from labeler.conversations import describe_turn
+
     lines = []
     marks = {"added": "+", "removed": "-", "edited": "~", "relabelled": "~"}
     for change in diff.questions:
         text = (change.new or change.old).question
         lines.append(f"{marks[change.status]} {change.id} ({change.status}) {quote(text, 70)}")
         for name in change.fields:
+            if name == "conversation":
+                old, new = describe_turn(change.old.turn), describe_turn(change.new.turn)
+                lines.append(f"    conversation: {old} -> {new}")
+                continue
             old = getattr(change.old, name)
             new = getattr(change.new, name)
             if name in ("question", "reference_answer"):

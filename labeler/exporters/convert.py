@@ -20,11 +20,19 @@ from labeler.versions.signing import NO_TRUST, Trust
 
 @dataclass(frozen=True, slots=True)
 class ExportFormat:
+    """``files`` are written for every version; ``conversation_files`` too when the version
+    holds turns of conversations."""
+
     name: str
     files: str
     consumer: str
     summary: str
     write: Callable[[Version, Path, int], list[Path]]
+    conversation_files: str = ""
+
+    def declared(self, *, conversations: bool) -> list[str]:
+        names = self.files + (", " + self.conversation_files if conversations else "")
+        return [n.strip() for n in names.split(",") if n.strip()]
 
 
 FORMATS = {
@@ -41,28 +49,37 @@ FORMATS = {
             "beir",
             "corpus.jsonl, queries.jsonl, qrels/test.tsv",
             "BEIR's GenericDataLoader and BEIR-style retrieval tooling",
-            "a BEIR folder; queries also carry reference_answer, tags and unanswerable",
+            "a BEIR folder; queries also carry reference_answer, tags, unanswerable and a"
+            " turn's conversation; for conversations MTRAG's three query files (last turn,"
+            " rewrite, all user turns)",
             beir.write,
+            "queries_lastturn.jsonl, queries_rewrite.jsonl, queries_questions.jsonl",
         ),
         ExportFormat(
             "ragas",
             "ragas.jsonl, ragas.csv",
             "Ragas EvaluationDataset.from_jsonl / Testset.from_list",
-            "user_input, reference, reference_contexts (best grade first), reference_context_ids",
+            "user_input, reference, reference_contexts (best grade first),"
+            " reference_context_ids; a turn as a MultiTurnSample, the conversation in its"
+            " messages",
             ragas.write,
+            "ragas_turns.jsonl",
         ),
         ExportFormat(
             "deepeval",
             "goldens.json",
             "DeepEval EvaluationDataset and Golden",
-            "goldens: input, expected_output, context, additional_metadata (ids, grades)",
+            "goldens: input, expected_output, context, additional_metadata (ids, grades);"
+            " a conversation as a ConversationalGolden, Turn.retrieval_context per user turn",
             deepeval.write,
+            "conversational_goldens.json",
         ),
         ExportFormat(
             "csv",
             "labels.csv",
             "spreadsheets: Excel, LibreOffice, Google Sheets",
-            "one row per (question, chunk, grade); unanswerable questions get one row",
+            "one row per (question, chunk, grade); unanswerable questions get one row; a turn's"
+            " conversation id and number",
             csvfile.write,
         ),
     )
@@ -73,7 +90,8 @@ def formats_table() -> str:
     """The README's table of formats, from the registry."""
     lines = ["| format | files | for | holds |", "| --- | --- | --- | --- |"]
     for f in FORMATS.values():
-        lines.append(f"| `{f.name}` | {f.files} | {f.consumer} | {f.summary} |")
+        files = f.files + (f" (+ {f.conversation_files})" if f.conversation_files else "")
+        lines.append(f"| `{f.name}` | {files} | {f.consumer} | {f.summary} |")
     return "\n".join(lines)
 
 

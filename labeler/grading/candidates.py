@@ -25,6 +25,7 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from labeler.conversations import search_choice, search_text
 from labeler.errors import NotFoundError
 from labeler.grading.completion import save_progress
 from labeler.grading.dense_pools import DENSE
@@ -195,10 +196,11 @@ def describe_sources(entry: PoolEntry) -> str:
 
 def inspect_pools(store: Store, question_ids: Iterable[str], chunking: str) -> list[dict]:
     """Each question's candidates in the order reviewers see them, with every source that put
-    them there: ``{"question", "candidates": [{"chunk", "sources": [{"kind", "name",
-    "rank"}]}]}`` (``labeler pool``). It is ``pool``: computed pools that are missing or stale
-    are computed first (all the questions together), so this is the pool a reviewer opening
-    the question now sees."""
+    them there: ``{"question", "search": {"with", "query"}, "candidates": [{"chunk",
+    "sources": [{"kind", "name", "rank"}]}]}`` (``labeler pool``); ``search`` says what the
+    searches were asked (``with`` is "text", or a turn's search choice). It is ``pool``:
+    computed pools that are missing or stale are computed first (all the questions together),
+    so this is the pool a reviewer opening the question now sees."""
     questions = []
     for question_id in question_ids:
         question = store.questions.get(question_id)
@@ -210,6 +212,7 @@ def inspect_pools(store: Store, question_ids: Iterable[str], chunking: str) -> l
     return [
         {
             "question": question.id,
+            "search": {"with": search_choice(question) or "text", "query": search_text(question)},
             "candidates": [
                 {
                     "chunk": entry.chunk_id,

@@ -8,13 +8,12 @@ included): three true numbers of three different things under one word (issue #2
 is now a ``Count`` in ``COUNTS`` with its label and meaning, and ``project_counts`` works them
 all out at once:
 
-- questions: the questions being graded, the test set's questions: written by people, or
-  generated and accepted on the Review questions page;
+- questions: the questions being graded, the test set's questions: written by people,
+  generated and accepted on the Review questions page, or turns of a conversation;
 - generated questions waiting: generated questions nobody has accepted or rejected yet (they
   are not graded and not exported until accepted);
-- turns: questions that are a turn of a conversation. The project holds no conversations yet
-  (every question stands alone), so this is 0 until questions have one; ``_turns`` is the one
-  place that counts them;
+- turns: those of the questions that are a turn of a conversation (``labeler import mtrag``,
+  a multi-turn sample accepted in review): each turn is graded and scored as a question;
 - fully graded: questions whose every candidate chunk has a grade from someone, or that someone
   marked unanswerable (the grading page's "everyone");
 - answerable: questions with a relevant chunk (a grade of 1 or more once reviewers'
@@ -47,16 +46,15 @@ COUNTS: tuple[Count, ...] = (
     Count(
         "questions",
         "questions",
-        "the questions being graded: written by people, or generated and accepted in review",
+        "the questions being graded: written by people, generated and accepted in review, or"
+        " turns of a conversation",
     ),
     Count(
         "waiting",
         "generated questions waiting",
         "generated questions not yet accepted or rejected (graded once accepted)",
     ),
-    Count(
-        "turns", "turns", "questions that are a turn of a conversation (0 until questions have one)"
-    ),
+    Count("turns", "turns", "those of the questions that are a turn of a conversation"),
     Count(
         "graded",
         "fully graded",
@@ -106,13 +104,6 @@ def counts_table() -> str:
     return "\n".join(rows)
 
 
-def _turns(store: Store) -> int:
-    """Questions that are a turn of a conversation. The schema holds no conversation yet, so
-    every question stands alone and none is a turn."""
-    del store
-    return 0
-
-
 def project_status(store: Store) -> dict:
     """``labeler status``'s figures: what the tables hold (``Store.status``) and the counts of
     ``COUNTS`` under their keys, so the command and the Data page show one set of numbers."""
@@ -132,7 +123,7 @@ def project_counts(store: Store, *, chunking: str | None = None) -> ProjectCount
     return ProjectCounts(
         questions=len(questions),
         waiting=by_status.get("pending", 0),
-        turns=_turns(store),
+        turns=len(store.conversations.of(questions)),
         graded=graded,
         answerable=answerable,
         rejected=by_status.get("rejected", 0),

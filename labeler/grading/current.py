@@ -14,7 +14,8 @@ values (``labeler.sources`` adds test-set versions and run files).
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from labeler.errors import NotFoundError
@@ -31,7 +32,9 @@ class Labels:
 
     ``questions``: the questions they cover (with or without a label); ``unanswerable``:
     questions marked as having no relevant chunk (every chunk of theirs is known irrelevant);
-    ``description``: how a person would name them; ``testset``: a version's identity.
+    ``description``: how a person would name them; ``testset``: a version's identity;
+    ``turns`` (the turn number of those that are turns of a conversation) and ``tags``: what
+    the breakdown of a conversational test set reads (``labeler.metrics.breakdown``).
     """
 
     qrels: Qrels
@@ -41,6 +44,8 @@ class Labels:
     disagreements: int = 0
     settled: int = 0
     testset: dict[str, Any] | None = None
+    turns: Mapping[str, int] = field(default_factory=dict)
+    tags: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def settled(
@@ -69,6 +74,10 @@ def current_labels(
 
     chunking = chunking or store.corpus.current_chunking()
     questions, agreed = settled(store, policy=policy, chunking=chunking)
+    wanted = set(questions)
+    with store.snapshot():
+        turns = {q: t.number for q, t in store.conversations.all().items() if q in wanted}
+        tags = {q: tuple(t) for q, t in store.questions.tag_map().items() if q in wanted}
     if agreed.disagreements:
         raise DisagreementError(agreed.disagreements)
     rows = [(q, c, g) for q, grades in agreed.grades.items() for c, g in grades.items()]
@@ -82,6 +91,8 @@ def current_labels(
         unanswerable=agreed.unanswerable,
         description=f"current labels of chunking {chunking} ({how})",
         settled=agreed.settled,
+        turns=turns,
+        tags=tags,
     )
 
 

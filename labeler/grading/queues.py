@@ -7,6 +7,7 @@ name (``<family>:<argument>`` for a queue of a family) here.
 
 from __future__ import annotations
 
+from labeler.conversations import order_key
 from labeler.errors import LabelerError
 from labeler.grading.decide import DECIDE
 from labeler.grading.queue import Queue, QueueFamily, after, before
@@ -14,20 +15,28 @@ from labeler.store import Store, check_reviewer
 
 
 def _by_id(store: Store, chunking: str, reviewer: str, tag: str | None) -> list[dict]:
-    return sorted(store.questions.queue(chunking, reviewer, tag=tag), key=lambda r: r["id"])
+    """Every question by id, a conversation's turns together in turn order (where its first
+    turn's id would sort), so N and P walk a conversation turn by turn."""
+    return sorted(store.questions.queue(chunking, reviewer, tag=tag), key=_order)
+
+
+def _order(row: dict) -> tuple[str, int, str]:
+    if row.get("conversation") is None:
+        return order_key(row["id"], None)
+    return (row["conversation"], row["turn"], row["id"])
 
 
 def _assigned_first(store: Store, chunking: str, reviewer: str, tag: str | None) -> list[dict]:
-    """The questions assigned to the reviewer (``labeler assign``), by id, then the rest by id:
-    with nothing assigned, the same as every question by id."""
+    """The questions assigned to the reviewer (``labeler assign``), then the rest, each part in
+    the order of ``by-id`` (a conversation's turns in order): with nothing assigned, ``by-id``."""
     mine = store.assignments.of_reviewer(reviewer)
     rows = store.questions.queue(chunking, reviewer, tag=tag)
-    return sorted(rows, key=lambda r: (r["id"] not in mine, r["id"]))
+    return sorted(rows, key=lambda r: (r["id"] not in mine, _order(r)))
 
 
 DEFAULT_QUEUE = "assigned"
 ASSIGNED = Queue(DEFAULT_QUEUE, "assigned to me, then the rest", _assigned_first)
-BY_ID = Queue("by-id", "every question, by id", _by_id)
+BY_ID = Queue("by-id", "every question, by id (a conversation's turns in order)", _by_id)
 
 # The one list of queues. A queue's name has no ':' (it separates a family's argument).
 QUEUES: dict[str, Queue | QueueFamily] = {queue.name: queue for queue in (ASSIGNED, BY_ID, DECIDE)}

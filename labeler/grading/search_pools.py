@@ -1,8 +1,10 @@
 """Search pools computed ahead, so that opening a question never waits for the search.
 
 A question's pool holds the top ``SEARCH_POOL_SIZE`` of the exact BM25 search on its text
-(``store.search.pool_search``). At a million chunks that search takes a tenth of a second to a
-second, so it is computed before the reviewer gets there: a ``PoolWorker`` thread
+(``store.search.pool_search``); for a turn of a conversation, on the query its search choice
+gives (``labeler.conversations``: its rewrite, else the turn with the previous user turn). At
+a million chunks that search takes a tenth of a second to a second, so it is computed before
+the reviewer gets there: a ``PoolWorker`` thread
 (``labeler.grading.worker``) computes the pools of the next questions in the reviewer's queue,
 and ``labeler pool --compute`` fills them all.
 
@@ -31,6 +33,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 
+from labeler.conversations import search_text
 from labeler.models import Question
 from labeler.store import SearchHit, Store
 from labeler.store.base import text_hash
@@ -45,13 +48,17 @@ WAIT_POLL_S = 0.05
 
 
 def pool_query(question: Question) -> str:
-    """The text a question's pools search with. BM25 and dense search take the same text, so
-    that what one finds and the other misses is down to the search, never to the query."""
-    return question.text
+    """The text a question's pools search with: its text, or for a turn of a conversation what
+    its search choice asks (``labeler.conversations.search_text``: its rewrite, or the turn with
+    the previous user turn, ...). BM25 and dense search take the same text, so that what one
+    finds and the other misses is down to the search, never to the query."""
+    return search_text(question)
 
 
 def pool_key(store: Store, question: Question, chunking: str) -> str:
-    """Changes when the question's text, the corpus, the pool size or the method changes."""
+    """Changes when the query, the corpus, the pool size or the method changes. The query is
+    the question's text, or for a turn of a conversation what its search choice asks
+    (``labeler.conversations.search_text``): choosing another recomputes the pool."""
     revision = store.corpus.chunks_revision(chunking)
     return text_hash(
         f"{pool_query(question)}\x00{revision}\x00{SEARCH_POOL_SIZE}\x00{SEARCH_METHOD}"

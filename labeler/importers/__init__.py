@@ -15,6 +15,7 @@ __getattr__, __all__ = lazy_exports(
         "beir": ("import_beir",),
         "corpus": ("import_chunks", "import_documents"),
         "deepeval": ("import_deepeval",),
+        "mtrag": ("import_mtrag",),
         "qrels": ("import_qrels", "parse_grade_map"),
         "questions": ("import_questions",),
         "ragas": ("import_ragas",),

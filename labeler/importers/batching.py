@@ -1,10 +1,14 @@
-"""What every row-by-row import shares: one id once per file, rows written in batches, and the
-refusal of a file that would change a graded question's text in silence."""
+"""What every row-by-row import shares: one id once per file, rows written in batches, a file
+read a batch ahead of the writing, and the refusal of a file that would change a graded
+question's text in silence."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import queue
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any, TypeVar
 
 from labeler.errors import LabelerError, shown
 
@@ -36,6 +40,84 @@ def upsert_unique(
         a, u = upsert(pending)
         added, updated, total = added + a, updated + u, total + len(pending)
     return added, updated, total - added - updated
+
+
+T = TypeVar("T")
+Counted = Callable[[int], None]
+
+
+def batched(
+    read: Callable[[Counted], Iterable[T]], size: int
+) -> Callable[[Counted], Iterator[list[T]]]:
+    """``read(progress)`` (an iterable of items, reporting bytes read to ``progress``) as
+    lists of ``size`` items, for ``read_ahead``."""
+
+    def batches(counted: Counted) -> Iterator[list[T]]:
+        batch: list[T] = []
+        for item in read(counted):
+            batch.append(item)
+            if len(batch) >= size:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
+
+    return batches
+
+
+def read_ahead(
+    batches: Callable[[Counted], Iterable[T]], progress: Callable[[int], None] | None = None
+) -> Iterator[T]:
+    """The batches of ``batches(counted)``, each read in a thread while the caller writes the
+    one before: SQLite works outside Python's lock, so on two cores reading a file and writing
+    the database overlap. The reading thread touches no database; an error it meets is raised
+    here, in the caller's thread, when its batch is due (so nothing after it is written, and
+    the caller's transaction rolls back). ``progress`` gets the bytes read, in the caller's
+    thread (a page's progress bar may only be drawn there). If the caller stops early, the
+    thread is stopped too."""
+    handoff: queue.Queue = queue.Queue(maxsize=1)
+    stop = threading.Event()
+    read = [0]
+    end = object()
+
+    def counted(size: int) -> None:
+        read[0] += size
+
+    def put(item: Any) -> bool:
+        while not stop.is_set():
+            try:
+                handoff.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            for batch in batches(counted):
+                if not put(batch):
+                    return
+            put(end)
+        except BaseException as error:  # raised again in the caller's thread
+            put(error)
+
+    thread = threading.Thread(target=produce, name="labeler-read-ahead", daemon=True)
+    thread.start()
+    reported = 0
+    try:
+        while True:
+            item = handoff.get()
+            if progress is not None and read[0] > reported:
+                progress(read[0] - reported)
+                reported = read[0]
+            if item is end:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        thread.join()
 
 
 SHOWN_CHANGES = 20

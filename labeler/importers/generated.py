@@ -10,10 +10,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from labeler.conversations import check_unique_turns
 from labeler.errors import LabelerError, shown
 from labeler.importers.batching import refuse_question_text_changes
 from labeler.importers.contexts import ContextMatch, ContextMatcher, strip_hop
-from labeler.models import ImportReport
+from labeler.models import ImportReport, Turn
 from labeler.readers import empty_file
 from labeler.store import Store
 
@@ -42,6 +43,9 @@ class GeneratedQuestion:
     persona: str | None = None
     metadata: Mapping | None = None
     tags: tuple[str, ...] = ()
+    # For a turn of a conversation (a Ragas multi-turn sample, a DeepEval conversational
+    # golden: one question per user turn), where it stands in it.
+    turn: Turn | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +85,7 @@ class GeneratedImport:
         if self.reviewed:
             parts.append(f"{self.reviewed} already reviewed, left as they are")
         if self.multi_turn:
-            parts.append(f"{self.multi_turn} multi-turn samples skipped")
+            parts.append(f"{self.multi_turn} conversations without a user turn skipped")
         if self.duplicates:
             parts.append(f"{self.duplicates} repeated questions merged")
         if self.repeated:
@@ -131,11 +135,18 @@ def _merge_duplicates(
         if first.text != row.text:
             msg = f"question id {shown(row.id)} is also on line {first.line}, with another question"
             raise LabelerError(msg, path=path, line=row.line, field="id")
+        if first.turn is not None and row.turn is not None and first.turn != row.turn:
+            msg = (
+                f"question id {shown(row.id)} is also on line {first.line}, as another turn or"
+                " after other messages"
+            )
+            raise LabelerError(msg, path=path, line=row.line, field="id")
         duplicates += 1
         pairs = dict.fromkeys(_paired(first)) | dict.fromkeys(_paired(row))
         merged[row.id] = replace(
             first,
             reference=first.reference or row.reference,
+            turn=first.turn or row.turn,
             contexts=tuple(c for c, _ in pairs),
             context_ids=tuple(i[0] for _, i in pairs) if all(len(i) == 1 for _, i in pairs) else (),
         )
@@ -182,6 +193,7 @@ def write_generated(
     rows, duplicates = _merge_duplicates(path, questions)
     if not rows and not multi_turn:
         raise empty_file(path, "questions")
+    check_unique_turns(((r.line, r.id, r.turn) for r in rows if r.turn is not None), path=path)
     seen = {row.id for row in rows}
     matcher = ContextMatcher(store, chunking)
     counts = {"id": 0, "exact": 0, "fuzzy": 0, "none": 0, "repeated": 0}
@@ -218,6 +230,8 @@ def write_generated(
                 "generator": row.generator,
                 "source_chunk_ids": list(matched),
             }
+            if row.turn is not None:
+                values["turn"] = row.turn
             if old is None:
                 values.update(
                     origin="generated", review_status="pending", tags=sorted({*tags, *row.tags})

@@ -1,5 +1,9 @@
 """Import questions (JSON lines, CSV, TSV), accepting the column names other tools write.
 
+A record may be a turn of a conversation: ``conversation`` holds its conversation's id, its turn
+number, the messages before it and its rewrite, as a test-set version writes them
+(``labeler.conversations``).
+
 A record with ``origin: generated`` is a generated question to review, from any generator:
 ``generator``, ``contexts`` (the texts it was generated from, or chunk ids) and ``metadata``
 (an object; its ``synthesizer_name``/``synthesizer`` and ``persona_name``/``persona`` are the
@@ -14,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
+from labeler.conversations import TurnRegister, read_turn
 from labeler.errors import LabelerError, shown
 from labeler.importers.batching import refuse_question_text_changes, upsert_unique
 from labeler.importers.generated import (
@@ -64,6 +69,9 @@ def question_row(record: dict, *, path: Path, line: int) -> dict:
         row["reference_answer"] = as_text(reference, path=path, line=line, field=field).strip()
     if "tags" in record:
         row["tags"] = as_tags(record["tags"], path=path, line=line)
+    turn = read_turn(record.get("conversation"), path=path, line=line)
+    if turn is not None:
+        row["turn"] = turn
     check_unanswerable(record, path=path, line=line)
     return row
 
@@ -122,6 +130,7 @@ def generated_question(record: dict, *, path: Path, line: int) -> GeneratedQuest
         persona=optional(("persona", "persona_name"), both),
         metadata=metadata,
         tags=tuple(as_tags(record.get("tags"), **where)),
+        turn=read_turn(record.get("conversation"), **where),
     )
 
 
@@ -182,9 +191,12 @@ def write_questions(
     is one that changes the text of a judged question, unless ``replace_text``."""
     with store.write():
         added, updated, unchanged = upsert_unique(
-            (
-                (line, {**question_row(record, path=path, line=line), "line": line})
-                for line, record in records
+            _unique_turns(
+                (
+                    (line, {**question_row(record, path=path, line=line), "line": line})
+                    for line, record in records
+                ),
+                path,
             ),
             lambda rows: store.questions.upsert(rows, replace_text=replace_text),
             path=path,
@@ -205,3 +217,12 @@ def write_questions(
     return ImportReport(
         kind, str(path), added=added, updated=updated, unchanged=unchanged, detail=detail
     )
+
+
+def _unique_turns(rows: Iterable[tuple[int, dict]], path: Path) -> Iterable[tuple[int, dict]]:
+    """The rows, checked as they pass: one question per turn of a conversation in a file."""
+    register = TurnRegister(path)
+    for line, row in rows:
+        if "turn" in row:
+            register.add(line, row["id"], row["turn"])
+        yield line, row

@@ -288,12 +288,59 @@ IMPORT_KINDS: dict[str, ImportKind] = {
             folder_formats="version folder, BEIR folder",
         ),
         ImportKind(
+            "mtrag",
+            "conversations of IBM's MTRAG benchmark: turns, passages and annotators' labels",
+            "An MTRAG task file (JSONL, one line per turn): each turn a question with its"
+            " conversation (the messages before it), its tags (answerability, question type,"
+            " multi-turn type) and its reference answer; its passages as chunks (or matched"
+            " by id to the chunking's); each annotator's relevance feedback as their labels"
+            " (yes 2, no 0, or as --feedback maps them). MTRAG's bare NaN for a missing tag is"
+            " read as missing.",
+            "labeler import mtrag clapnq_tasks.jsonl --rewrites clapnq_rewrite.jsonl",
+            "labeler.importers.mtrag:import_mtrag",
+            reads=("jsonl",),
+            options=(
+                ImportOption(
+                    "chunking",
+                    "text",
+                    "Chunking to put the passages in, or find them in by id (default: the"
+                    " current one).",
+                    label="Chunking (empty: the current one)",
+                ),
+                ImportOption(
+                    "feedback",
+                    "text",
+                    "Grades for the annotators' feedback values; skip leaves one out.",
+                    default="yes:2,no:0",
+                    label="Feedback grades",
+                ),
+                ImportOption(
+                    "rewrites",
+                    "text",
+                    "MTRAG's rewrite queries (retrieval_tasks/<domain>/<domain>_rewrite.jsonl):"
+                    " each turn's standalone rewrite.",
+                ),
+                ImportOption(
+                    "annotator_prefix",
+                    "text",
+                    "Put before each annotator's name to name their reviewer (mtrag: gives"
+                    " mtrag:g1).",
+                    label="Reviewer name prefix (optional), e.g. mtrag:",
+                ),
+                ImportOption(
+                    "tags", "tags", "Tag the turns this import adds (repeatable).", default=()
+                ),
+            ),
+        ),
+        ImportKind(
             "ragas",
             "a Ragas test set, as generated questions to review",
             "A Ragas test set (CSV, TSV, JSON or JSONL) as generated questions awaiting review."
             " Reads user_input/question, reference/ground_truth, reference_contexts/contexts and"
             " synthesizer_name; matches each context to a chunk (exactly, then fuzzily) and adds"
-            " the matches to the question's candidates; reports the contexts it could not match.",
+            " the matches to the question's candidates; reports the contexts it could not match."
+            " A multi-turn sample (user_input a list of messages) gives one question per user"
+            " turn, each with the conversation before it.",
             "labeler import ragas testset.csv --tag synthetic",
             "labeler.importers.ragas:import_ragas",
             reads=("csv", "tsv", "json", "jsonl"),
@@ -307,7 +354,9 @@ IMPORT_KINDS: dict[str, ImportKind] = {
             "DeepEval goldens (JSON, JSONL, or CSV/TSV with |-joined lists) as questions to review."
             " Reads input, expected_output, context and additional_metadata; matches each"
             " context to a chunk (exactly, then fuzzily) and adds the matches to the question's"
-            " candidates; reports the contexts it could not match.",
+            " candidates; reports the contexts it could not match. A conversational golden"
+            " (scenario, turns) gives one question per user turn, each with the turns before it"
+            " and its retrieval_context.",
             "labeler import deepeval goldens.json",
             "labeler.importers.deepeval:import_deepeval",
             reads=("json", "jsonl", "csv", "tsv"),

@@ -3,7 +3,8 @@
 A version (``manifest.json`` and its files, checked against its hash and its signature) comes in
 as:
 its chunks into the chunking the manifest names (created if missing; a chunk that is already
-there with another text, title or document is a conflict, not an overwrite), its questions, its
+there with another text, title or document is a conflict, not an overwrite), its questions
+(a turn of a conversation with its conversation), its
 qrels as the labels of reviewer ``testset.<name>.v<N>``, and its unanswerable questions marked
 by that reviewer. Exporting that database again gives the same content (``content_key``).
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from labeler.conversations import read_turn
 from labeler.errors import LabelerError, shown
 from labeler.importers.batching import refuse_question_text_changes
 from labeler.importers.beir import import_beir
@@ -210,6 +212,7 @@ def _import_version(
                 "tags": list(q.tags),
                 "line": line,
             }
+            | ({"turn": q.turn} if q.turn is not None else {})
             for line, q in enumerate(content.questions.values(), start=1)
         ]
         reports.append(_import_questions(store, rows, version.path / "questions.jsonl"))
@@ -242,6 +245,9 @@ def _unanswerable_queries(path: Path) -> list[dict]:
         if reference is not None:
             row["reference_answer"] = reference.strip()
         row["tags"] = as_tags(record.get("tags"), **where)
+        turn = read_turn(record.get("conversation"), **where)
+        if turn is not None:
+            row["turn"] = turn
         rows.append(row)
     return rows
 

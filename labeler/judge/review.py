@@ -20,6 +20,7 @@ from labeler.grading import labeling
 from labeler.judge.metrics import definition_of
 from labeler.judge.report import metric_scale
 from labeler.judge.scales import RELEVANCE, Scale
+from labeler.models import Turn
 from labeler.store import Store, check_reviewer
 from labeler.store.ratings import parse_relevance_key
 
@@ -53,6 +54,9 @@ class ReviewItem:
     mine: Verdict | None
     judge: Verdict | None
     others: tuple[Verdict, ...]
+    # For a question that is a turn of a conversation: the conversation before it, to judge
+    # a follow-up by ("and in the sandbox?" means nothing alone).
+    turn: Turn | None = None
 
     @property
     def revealed(self) -> bool:
@@ -209,6 +213,9 @@ def open_item(
         mine=mine,
         judge=judge,
         others=others,
+        turn=store.conversations.get(details["question_id"])
+        if details.get("question_id")
+        else None,
     )
 
 

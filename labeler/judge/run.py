@@ -11,6 +11,10 @@ What is judged:
 - ``faithfulness``: every answer the project holds (imported with its passages from DeepEval or
   Ragas) to the chosen questions.
 
+A turn of a conversation is sent as the grading page shows it: the conversation before it, the
+turn and its rewrite, in the prompt's ``{{question}}`` (``labeler.conversations.prompt_text``),
+which is also the question's text in the cache's key.
+
 Each pair is looked up before any call, in this order: rated already by this judge for the same
 text (or imported under its name): nothing to do; answered before by the same model and prompt
 for the same question and text (the cache, keyed by the prompt's hash, the model, the question's
@@ -37,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from labeler.accounts.roles import Right, require
+from labeler.conversations import prompt_text
 from labeler.errors import LabelerError, NotFoundError
 from labeler.grading.candidates import PoolEntry, pool
 from labeler.judge.answers import BadAnswer, Verdict, parse_answer
@@ -325,6 +330,7 @@ def relevance_work(
     )
     work = []
     for question, entries in pools:
+        asked = prompt_text(question)  # a turn with its conversation and rewrite
         for entry in entries:
             chunk = chunks.get(entry.chunk_id)
             if chunk is None:
@@ -335,8 +341,8 @@ def relevance_work(
                     Item(key, question=question.id, chunk_id=chunk.id),
                     question.id,
                     chunk.id,
-                    (("question", question.text), ("passage", chunk.text)),
-                    cache_key(prompt, model, question.text, chunk.text),
+                    (("question", asked), ("passage", chunk.text)),
+                    cache_key(prompt, model, asked, chunk.text),
                 )
             )
     return work
@@ -347,12 +353,15 @@ def answer_work(
 ) -> list[Work]:
     model, prompt = options.endpoint.model, options.prompt
     work = []
-    for row in store.ratings.answer_items(ids):
+    rows = store.ratings.answer_items(ids)
+    questions = store.questions.many(list({r["question_id"] for r in rows if r["question_id"]}))
+    for row in rows:
         if not row["contexts"]:
             reason = "answers without their passages"
             skipped[reason] = skipped.get(reason, 0) + 1
             continue
-        question = row["question"] or ""
+        known = questions.get(row["question_id"])
+        question = prompt_text(known) if known is not None else row["question"] or ""
         rated = json.dumps([row["answer"], row["contexts"]], ensure_ascii=False)
         values = (
             ("question", question),

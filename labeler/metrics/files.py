@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from labeler.conversations import read_turn
 from labeler.errors import LabelerError
 from labeler.metrics.arrowread import fast_qrels, fast_run
 from labeler.metrics.tables import Qrels, Run
@@ -128,8 +129,9 @@ def read_run(path: str | Path, *, name: str | None = None, order: Order | None =
 
 
 def read_questions(path: str | Path) -> tuple[Question, ...]:
-    """Questions JSON lines: ``id`` (or ``question_id``), optional ``tags`` (a list of text) and
-    ``unanswerable`` (true or false); other fields are ignored."""
+    """Questions JSON lines: ``id`` (or ``question_id``), optional ``tags`` (a list of text),
+    ``unanswerable`` (true or false) and ``conversation`` (a turn's, as a version's
+    questions.jsonl holds it); other fields are ignored."""
     path = check_file(path)
     out: dict[str, Question] = {}
     for line, record in iter_jsonl(path):
@@ -150,6 +152,7 @@ def read_questions(path: str | Path) -> tuple[Question, ...]:
             id=question_id,
             tags=tuple(as_tags(tags, **where)),
             unanswerable=as_bool(flag, **where, field="unanswerable"),
+            turn=read_turn(record.get("conversation"), **where),
         )
     if not out:
         raise empty_file(path, "questions")

@@ -108,6 +108,17 @@ def _tag_rows(report: Report, mark: str) -> list[list[str]]:
     return rows
 
 
+def _turn_rows(report: Report, mark: str) -> list[list[str]]:
+    rows = []
+    for group, per_run in report.by_turn().items():
+        for row in _metric_rows(per_run, report.metrics, mark):
+            rows.append([group, row[0], str(per_run[row[0]]["questions"]), *row[1:]])
+    return rows
+
+
+TURN_TITLE = "By turn (the test set holds conversations):"
+
+
 def render_table(report: Report, *, by_tag: bool = False) -> str:
     lines = _grid([["run", *report.metrics], *_metric_rows(report.figures(), report.metrics, "*")])
     if len(report.results) > 1:
@@ -125,6 +136,10 @@ def render_table(report: Report, *, by_tag: bool = False) -> str:
             ]
         else:
             lines.append("By tag: no question carries a tag.")
+    rows = _turn_rows(report, "*")
+    if rows:
+        lines += ["", TURN_TITLE]
+        lines += _grid([["group", "run", "questions", *report.metrics], *rows], left=2)
     return "\n".join(lines) + "\n"
 
 
@@ -149,11 +164,17 @@ def render_markdown(report: Report, *, by_tag: bool = False) -> str:
         if rows:
             lines += ["", "By tag:", ""]
             lines += _markdown_table([["tag", "run", "questions", *report.metrics], *rows], 2)
+    rows = _bold(_turn_rows(report, "**"))
+    if rows:
+        lines += ["", TURN_TITLE, ""]
+        lines += _markdown_table([["group", "run", "questions", *report.metrics], *rows], 2)
     return "\n".join(lines) + "\n"
 
 
 def render_csv(report: Report, *, by_tag: bool = False) -> str:
-    """One row per run (and per tag and run with ``by_tag``): counts, then every metric."""
+    """One row per run (and per tag and run with ``by_tag``; for conversations, per turn
+    group and run, the group in the ``tag`` column as ``turn: first``): counts, then every
+    metric."""
     rows: list[list] = [
         ["run", "tag", "questions", "unanswerable", "no_relevant_label", "missing", *report.metrics]
     ]
@@ -171,6 +192,9 @@ def render_csv(report: Report, *, by_tag: bool = False) -> str:
         for tag, per_run in report.by_tag().items():
             for run, figures in per_run.items():
                 rows.append(row(run, tag, figures))
+    for group, per_run in report.by_turn().items():
+        for run, figures in per_run.items():
+            rows.append(row(run, group, figures))
     return csv_text(rows)
 
 

@@ -1,17 +1,19 @@
 """Several runs against one test set, side by side: the figures, the comparisons with a baseline
-run, a breakdown per question tag, and the gate. What ``labeler eval`` prints, as data.
+run, a breakdown per question tag, for conversations a breakdown by turn
+(``labeler.metrics.breakdown``), and the gate. What ``labeler eval`` prints, as data.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from labeler.errors import LabelerError
+from labeler.metrics.breakdown import breakdown, figures_over, turn_groups
 from labeler.metrics.comparison import DEFAULT_RESAMPLES, DEFAULT_SEED, Comparison, compare
 from labeler.metrics.evaluation import RunResult, evaluate
 from labeler.metrics.registry import DEFAULT_KS, parse_metrics
@@ -38,6 +40,8 @@ class Report:
     seed: int
     warnings: tuple[str, ...]
     gate: GateResult | None = None
+    # question -> its turn number, for the questions that are turns of a conversation.
+    turns: Mapping[str, int] = field(default_factory=dict)
 
     def with_gate(self, gate: GateResult) -> Report:
         return replace(self, gate=gate, warnings=self.warnings + gate.warnings)
@@ -85,21 +89,17 @@ class Report:
             mask = np.fromiter(
                 (tag in self.tags.get(q, ()) for q in questions), dtype=bool, count=len(questions)
             )
-            out[tag] = {
-                r.run: {
-                    "metrics": {m: r.mean_over(m, mask & r.scored) for m in self.metrics},
-                    "questions": int((mask & r.scored).sum()),
-                    "unanswerable": int((mask & ~r.scored & r.marked).sum())
-                    if r.marked is not None
-                    else 0,
-                    "no_relevant_label": int(
-                        (mask & ~r.scored & (~r.marked if r.marked is not None else True)).sum()
-                    ),
-                    "missing": int((mask & ~r.retrieved).sum()),
-                }
-                for r in self.results
-            }
+            out[tag] = figures_over(self.results, self.metrics, mask)
         return out
+
+    def by_turn(self) -> dict[str, dict[str, dict[str, Any]]]:
+        """For a test set holding turns of conversations: group -> run -> figures, the groups
+        of ``labeler.metrics.breakdown`` (turn first / later, answerability, question type,
+        multi-turn type); empty for one without turns."""
+        if not self.results or not self.turns:
+            return {}
+        groups = turn_groups(self.results[0].questions, self.turns, self.tags)
+        return breakdown(self.results, self.metrics, groups)
 
     def to_json(self, *, by_tag: bool = False) -> dict[str, Any]:
         runs = self.figures()
@@ -107,6 +107,9 @@ class Report:
             for tag, per_run in self.by_tag().items():
                 for name, figures in per_run.items():
                     runs[name].setdefault("by_tag", {})[tag] = figures
+        for group, per_run in self.by_turn().items():
+            for name, figures in per_run.items():
+                runs[name].setdefault("by_turn", {})[group] = figures
         return {
             "testset": dict(self.testset) if self.testset else None,
             "options": {**self.options.as_dict(), "metrics": list(self.metrics)},
@@ -178,6 +181,7 @@ def build_report(
     seed: int = DEFAULT_SEED,
     tags: Mapping[str, Sequence[str]] | None = None,
     testset: Mapping[str, Any] | None = None,
+    turns: Mapping[str, int] | None = None,
 ) -> Report:
     """Evaluate every run, and compare each with the baseline run (the first, or the one named)."""
     if not runs:
@@ -207,6 +211,7 @@ def build_report(
         resamples=resamples,
         seed=seed,
         warnings=tuple(_warnings(results, options.min_grade)),
+        turns=dict(turns or {}),
     )
 
 

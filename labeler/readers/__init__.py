@@ -55,7 +55,14 @@ from labeler.readers.files import (
     lines,
     text_of,
 )
-from labeler.readers.jsonfiles import iter_json_items, iter_jsonl, json_document, json_file, loads
+from labeler.readers.jsonfiles import (
+    MISSING,
+    iter_json_items,
+    iter_jsonl,
+    json_document,
+    json_file,
+    loads,
+)
 from labeler.readers.qrels import QrelsRow, iter_beir_qrels, iter_qrels
 from labeler.readers.runs import RunRow, iter_run, lines_listing
 from labeler.readers.tables import iter_csv, iter_items, iter_parquet, iter_records, iter_tsv
@@ -79,6 +86,7 @@ __all__ = [
     "CSV",
     "JSON",
     "JSONL",
+    "MISSING",
     "PARQUET",
     "QRELS",
     "RUN",

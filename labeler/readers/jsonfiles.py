@@ -2,6 +2,11 @@
 
 Strict means: standard JSON only (``NaN`` and ``Infinity`` are not JSON numbers), and a key
 given twice in one object is an error (Python's json would silently keep the last value).
+One file kind bends the first rule: IBM's MTRAG task files write a missing tag as a bare ``NaN``
+(pandas' ``to_json`` of an empty cell). Its importer alone reads with ``nan_as_missing``, which
+gives such a ``NaN`` as the ``MISSING`` marker (no number: every field converter refuses it,
+naming it "NaN", where the importer does not take it for a missing tag); ``Infinity`` stays an
+error there too.
 Every error names the file and the line: a JSON lines file by its line; a JSON document by the
 line the parser stopped on, or the line where the item in question starts.
 """
@@ -44,7 +49,27 @@ def _constant(name: str) -> Any:
     raise _NotANumber(name)
 
 
+class NaN:
+    """A bare ``NaN`` read with ``nan_as_missing``: a missing value, not a number. Error
+    messages name it by its class, "NaN"."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NaN"
+
+
+MISSING = NaN()
+
+
+def _missing(name: str) -> Any:
+    if name == "NaN":
+        return MISSING
+    raise _NotANumber(name)
+
+
 _DECODER = json.JSONDecoder(object_pairs_hook=_object, parse_constant=_constant)
+_NAN_DECODER = json.JSONDecoder(object_pairs_hook=_object, parse_constant=_missing)
 _SPACE = " \t\r\n"
 
 
@@ -108,11 +133,11 @@ def _too_deep(text: str, start: int, *, path: Path | str, line: int) -> LabelerE
     return LabelerError(msg, path=path, line=at, field=field)
 
 
-def loads(text: str, *, path: Path | str, line: int = 1) -> Any:
+def loads(text: str, *, path: Path | str, line: int = 1, nan_as_missing: bool = False) -> Any:
     """One JSON value, strictly; errors name ``path`` and the line (``line`` is the file line
-    ``text`` starts on)."""
+    ``text`` starts on). ``nan_as_missing``: a bare ``NaN`` is ``MISSING`` (MTRAG's files)."""
     try:
-        value = _DECODER.decode(text)
+        value = (_NAN_DECODER if nan_as_missing else _DECODER).decode(text)
     except (json.JSONDecodeError, _DuplicateKey, _NotANumber) as error:
         raise _error(error, text, getattr(error, "pos", 0), path=path, line=line) from None
     except RecursionError:
@@ -155,12 +180,14 @@ def _skip(text: str, position: int) -> int:
     return position
 
 
-def iter_jsonl(path: str | Path, progress: Progress | None = None) -> Iterator[tuple[int, dict]]:
+def iter_jsonl(
+    path: str | Path, progress: Progress | None = None, *, nan_as_missing: bool = False
+) -> Iterator[tuple[int, dict]]:
     """(line, object) of a JSON lines file; blank lines are skipped, anything else must be
-    one JSON object on its line."""
+    one JSON object on its line. ``nan_as_missing``: see the module docstring."""
     path = check_file(path)
     for number, text in lines(path, progress, keep_ending=True):
-        record = loads(text, path=path, line=number)
+        record = loads(text, path=path, line=number, nan_as_missing=nan_as_missing)
         del text  # the parsed record holds the line's content: not kept twice
         if type(record) is not dict:
             msg = f"expected a JSON object, got {_kind(record)}"
@@ -318,6 +345,8 @@ def _nothing_after(text: str, start: int, *, path: Path | str) -> None:
 
 
 __all__ = [
+    "MISSING",
+    "NaN",
     "array_items",
     "iter_json_items",
     "iter_jsonl",

@@ -16,14 +16,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from labeler import flags
+from labeler.conversations import standalone_text
 from labeler.flags import FLAG_NAMES, Context, FlagConfig, FlagInput
 from labeler.importers.contexts import strip_hop
+from labeler.models import Question, Turn
 from labeler.store import Store
 
 CONFIG_KEY = "review:flag_config"
 SIGNATURE_KEY = "review:flags_signature"
-# Bump when a flag's definition changes, so stored flags are recomputed.
-FLAGS_VERSION = 1
+# Bump when a flag's definition changes, so stored flags are recomputed (2: a turn of a
+# conversation is compared as read with the conversation).
+FLAGS_VERSION = 2
 # Up to this many changed questions, each one's duplicates are found against every question
 # (a few milliseconds each); more, and all pairs are found afresh by blocking.
 INCREMENTAL_UP_TO = 200
@@ -111,7 +114,7 @@ def ensure_flags(
             (f.name, f.reason, f.related)
             for f in flags.question_flags(item, config, chunking=chunking)
         ]
-    texts = store.flags.every_question_text()
+    texts = _standalone(store.flags.every_question_text(), store.conversations.all())
     threshold = config.duplicate_threshold
     everything = full or len(dirty) > INCREMENTAL_UP_TO
     if everything:
@@ -139,6 +142,16 @@ def ensure_flags(
         store.flags.clear_dirty(upto)
         store.set_setting(SIGNATURE_KEY, signature)
     return FlagRefresh(len(found), full, time.perf_counter() - started)
+
+
+def _standalone(texts: dict[str, str], turns: dict[str, Turn]) -> dict[str, str]:
+    """Each question's text as duplicates are found among: a turn of a conversation read with
+    what it needs of the conversation (``labeler.conversations.standalone_text``)."""
+    for question_id, turn in turns.items():
+        if question_id in texts:
+            question = Question(question_id, texts[question_id], turn=turn)
+            texts[question_id] = standalone_text(question)
+    return texts
 
 
 def _refresh_clusters(store: Store, generated: set[str]) -> None:

@@ -6,6 +6,7 @@ lock up front) and one facet per table family, each a small class with its own S
     store.corpus         documents, chunkings, chunks
     store.search         exact BM25 over the chunks (FTS5)
     store.questions      questions and their tags
+    store.conversations  questions that are turns of a conversation
     store.runs           imported retrieval runs
     store.labels         grades, marks, their history, stale labels
     store.progress       who has fully graded which question
@@ -35,6 +36,7 @@ from labeler.store.accounts import Accounts
 from labeler.store.adjudications import Adjudications
 from labeler.store.assignments import Assignments
 from labeler.store.base import Database, Facet
+from labeler.store.conversations import Conversations
 from labeler.store.corpus import Corpus
 from labeler.store.flags import Flags, QueueFilter
 from labeler.store.highlight import Span, match_spans
@@ -61,7 +63,8 @@ class Store(Database):
         self.labels = Labels(self)
         self.corpus = Corpus(self, self.labels)
         self.search = Search(self)
-        self.questions = Questions(self, self.labels)
+        self.conversations = Conversations(self)
+        self.questions = Questions(self, self.labels, self.conversations)
         self.runs = Runs(self)
         self.progress = Progress(self)
         self.adjudications = Adjudications(self)
@@ -100,6 +103,7 @@ FACETS: tuple[str, ...] = (
     "corpus",
     "search",
     "questions",
+    "conversations",
     "runs",
     "labels",
     "progress",
@@ -125,6 +129,7 @@ __all__ = [
     "Accounts",
     "Adjudications",
     "Assignments",
+    "Conversations",
     "Corpus",
     "Database",
     "Facet",

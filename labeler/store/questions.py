@@ -1,13 +1,17 @@
-"""Questions, their tags, and the queue of work for a reviewer."""
+"""Questions, their tags, and the queue of work for a reviewer. A question that is a turn of a
+conversation carries its ``Turn``, kept by ``store.conversations`` and written and read here with
+the question."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
-from labeler.models import Question
+from labeler.models import Question, Turn
 from labeler.store.base import Database, Facet, now
+from labeler.store.conversations import Conversations
 from labeler.store.labels import Labels
 
 QUESTION_FIELDS = (
@@ -21,7 +25,7 @@ QUESTION_FIELDS = (
 )
 
 
-def _row_to_question(row: dict) -> Question:
+def _row_to_question(row: dict, turn: Turn | None = None) -> Question:
     return Question(
         id=row["id"],
         text=row["text"],
@@ -31,6 +35,7 @@ def _row_to_question(row: dict) -> Question:
         review_status=row["review_status"],
         generator=row["generator"],
         source_chunk_ids=tuple(json.loads(row["source_chunk_ids"])),
+        turn=turn,
     )
 
 
@@ -51,64 +56,91 @@ def _stored_values(row: dict) -> dict:
 
 
 class Questions(Facet):
-    """Questions and their tags. New text for a judged question makes its labels stale in the
-    same transaction, so the facet holds the labels facet for that one write."""
+    """Questions and their tags; their turns through the conversations facet, in the same
+    transaction. New text for a judged question makes its labels stale in the same transaction,
+    so the facet holds the labels facet for that one write."""
 
-    __slots__ = ("_labels",)
+    __slots__ = ("_labels", "_turns")
 
-    def __init__(self, db: Database, labels: Labels) -> None:
+    def __init__(self, db: Database, labels: Labels, conversations: Conversations) -> None:
         super().__init__(db)
         self._labels = labels
+        self._turns = conversations
 
     def upsert(self, rows: Sequence[dict], *, replace_text: bool = False) -> tuple[int, int]:
         """Insert new questions, update changed ones; returns (added, updated).
 
         A row holds ``id``, ``text`` and any of QUESTION_FIELDS (tags and source chunk ids as
-        lists), and may hold its ``line`` in its file. On update only the fields a row names
-        are compared and written, so a file without reference answers does not erase the ones
-        already stored.
+        lists), ``turn`` (a ``Turn``) for a turn of a conversation, and may hold its ``line`` in
+        its file. On update only the fields a row names are compared and written, so a file
+        without reference answers does not erase the ones already stored (nor one without
+        conversations the turns).
 
         A question whose text changes while labels, adjudications or an unanswerable mark hang
-        on it is not changed in silence: without ``replace_text`` its row is left out and noted
-        for ``take_text_changes`` (the importer then refuses the file); with it, the text is
-        replaced and those judgements become stale (``Labels.make_questions_stale``).
+        on it is not changed in silence: without ``replace_text`` its row (and its turn) is left
+        out and noted for ``take_text_changes`` (the importer then refuses the file); with it,
+        the text is replaced and those judgements become stale (``Labels.make_questions_stale``).
         """
+        if len({r["id"] for r in rows}) != len(rows):  # one id twice: row after row, in order
+            with self.write():
+                done = [self.upsert([row], replace_text=replace_text) for row in rows]
+            return sum(a for a, _ in done), sum(u for _, u in done)
         stamp = now()
         added = updated = 0
         with self.write() as conn:
             rows = self._judged_text_changes(conn, rows, replace_text=replace_text)
+            turns = [(r["id"], r["turn"]) for r in rows if r.get("turn") is not None]
+            pending = self._turns.changed(turns)
+            new_turns = {question_id for question_id, _ in pending}
+            stored_rows = self._stored(r["id"] for r in rows)
+            inserts: list[tuple] = []
+            tag_rows: list[tuple[str, str]] = []
             for row in rows:
                 values = _stored_values(row)
-                old = conn.execute(
-                    "SELECT " + ", ".join(QUESTION_FIELDS) + " FROM questions WHERE id = ?",
-                    (row["id"],),
-                ).fetchone()
+                old = stored_rows.get(row["id"])
                 if old is None:
-                    conn.execute(
-                        "INSERT INTO questions (id, " + ", ".join(QUESTION_FIELDS) + ","
-                        " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        (row["id"], *values.values(), stamp, stamp),
-                    )
+                    inserts.append((row["id"], *values.values(), stamp, stamp))
+                    tag_rows += [(tag, row["id"]) for tag in json.loads(values["tags"])]
                     added += 1
-                else:
-                    stored = dict(zip(QUESTION_FIELDS, old, strict=True))
-                    new = {k: v for k, v in values.items() if k in row and stored[k] != v}
-                    if not new:
-                        continue
-                    assignments = ", ".join(f"{k} = ?" for k in new)
-                    conn.execute(
-                        f"UPDATE questions SET {assignments}, updated_at = ? WHERE id = ?",
-                        (*new.values(), stamp, row["id"]),
-                    )
-                    updated += 1
-                    if "tags" not in new:
-                        continue
-                    conn.execute("DELETE FROM question_tags WHERE question_id = ?", (row["id"],))
-                conn.executemany(
-                    "INSERT INTO question_tags (tag, question_id) VALUES (?, ?)",
-                    [(tag, row["id"]) for tag in json.loads(values["tags"])],
+                    continue
+                stored = dict(zip(QUESTION_FIELDS, old, strict=True))
+                new = {k: v for k, v in values.items() if k in row and stored[k] != v}
+                if not new:
+                    if row["id"] in new_turns:
+                        conn.execute(
+                            "UPDATE questions SET updated_at = ? WHERE id = ?", (stamp, row["id"])
+                        )
+                        updated += 1
+                    continue
+                assignments = ", ".join(f"{k} = ?" for k in new)
+                conn.execute(
+                    f"UPDATE questions SET {assignments}, updated_at = ? WHERE id = ?",
+                    (*new.values(), stamp, row["id"]),
                 )
+                updated += 1
+                if "tags" in new:
+                    conn.execute("DELETE FROM question_tags WHERE question_id = ?", (row["id"],))
+                    tag_rows += [(tag, row["id"]) for tag in json.loads(values["tags"])]
+            # New questions in one statement (a file of 80,000 turns is one of 16 batches).
+            conn.executemany(
+                "INSERT INTO questions (id, " + ", ".join(QUESTION_FIELDS) + ","
+                " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                inserts,
+            )
+            conn.executemany("INSERT INTO question_tags (tag, question_id) VALUES (?, ?)", tag_rows)
+            self._turns.write_turns(pending)
         return added, updated
+
+    def _stored(self, question_ids: Iterable[str]) -> dict[str, tuple]:
+        """{id: its QUESTION_FIELDS as stored} of those of the questions that exist."""
+        return {
+            row[0]: tuple(row[1:])
+            for row in self.conn.execute(
+                "SELECT id, " + ", ".join(QUESTION_FIELDS) + " FROM questions"
+                " WHERE id IN (SELECT value FROM json_each(?))",
+                (json.dumps(list(question_ids)),),
+            )
+        }
 
     def _judged_text_changes(
         self, conn: sqlite3.Connection, rows: Sequence[dict], *, replace_text: bool
@@ -157,7 +189,24 @@ class Questions(Facet):
 
     def get(self, question_id: str) -> Question | None:
         rows = self.query("SELECT * FROM questions WHERE id = ?", (question_id,))
-        return _row_to_question(rows[0]) if rows else None
+        if not rows:
+            return None
+        return _row_to_question(rows[0], self._turns.get(question_id))
+
+    def many(self, question_ids: Sequence[str]) -> dict[str, Question]:
+        """{id: question} of those of ``question_ids`` that exist, turns with their turn."""
+        listed = json.dumps(list(question_ids))
+        rows = self.query(
+            "SELECT * FROM questions WHERE id IN (SELECT value FROM json_each(?))", (listed,)
+        )
+        turns = self._turns.of(r["id"] for r in rows)
+        return {r["id"]: _row_to_question(r, turns.get(r["id"])) for r in rows}
+
+    def with_turns(self, questions: Iterable[Question]) -> list[Question]:
+        """``questions`` (built from other rows, an export's say) with their stored turns."""
+        questions = list(questions)
+        turns = self._turns.of(q.id for q in questions)
+        return [replace(q, turn=turns[q.id]) if q.id in turns else q for q in questions]
 
     def ids(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT id FROM questions ORDER BY id")]
@@ -200,11 +249,12 @@ class Questions(Facet):
         """The reviewer's work list: ungraded first, then partly graded, then done; by id.
 
         Only accepted questions are graded; generated ones wait for review first. Each row
-        says ``state``: ``todo``, ``started``, ``skipped`` or ``done``.
+        says ``state``: ``todo``, ``started``, ``skipped`` or ``done``, and for a turn its
+        ``conversation`` and ``turn`` (None for a question that stands alone).
         """
         rows = self.query(
             """
-            SELECT q.id, q.text,
+            SELECT q.id, q.text, t.conversation AS conversation, t.turn AS turn,
                 CASE
                     WHEN p.complete = 1 THEN 'done'
                     WHEN m.skipped = 1 THEN 'skipped'
@@ -217,6 +267,7 @@ class Questions(Facet):
                 ON p.question_id = q.id AND p.chunking = :chunking AND p.reviewer = :reviewer
             LEFT JOIN question_marks m
                 ON m.question_id = q.id AND m.chunking = :chunking AND m.reviewer = :reviewer
+            LEFT JOIN question_turns t ON t.question_id = q.id
             WHERE q.review_status = 'accepted'
               AND (:tag IS NULL
                    OR q.id IN (SELECT question_id FROM question_tags WHERE tag = :tag))

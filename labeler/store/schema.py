@@ -778,6 +778,39 @@ def accounts(db: sqlite_utils.Database) -> None:
     )
 
 
+@migrations(name="0013_conversations")
+def conversations(db: sqlite_utils.Database) -> None:
+    """Questions that are turns of a conversation (``labeler.conversations``): the
+    conversation, the turn's number among the user's turns, the messages said before it (JSON
+    ``[[role, text], ...]``), its standalone rewrite, and how its pool's search is asked
+    (``search``: NULL for the default). One question per turn of a conversation; the index
+    finds a conversation's turns in order. A new or changed turn marks its question's flags
+    for recomputing, as a changed question does."""
+    db.executescript(
+        """
+        -- A rowid table: a history of ten turns is kilobytes, too large a row for WITHOUT ROWID.
+        CREATE TABLE question_turns (
+            question_id TEXT PRIMARY KEY REFERENCES questions(id),
+            conversation TEXT NOT NULL,
+            turn INTEGER NOT NULL CHECK (turn >= 1),
+            history TEXT NOT NULL DEFAULT '[]',
+            rewrite TEXT,
+            search TEXT,
+            UNIQUE (conversation, turn)
+        );
+        -- A turn is compared for near-duplicates as read with its conversation: a new or
+        -- changed turn needs its flags recomputed (see 0005's flags_dirty).
+        CREATE TRIGGER question_turns_flags_insert AFTER INSERT ON question_turns BEGIN
+            INSERT INTO flags_dirty (question_id) VALUES (new.question_id);
+        END;
+        CREATE TRIGGER question_turns_flags_update AFTER UPDATE OF history, rewrite
+        ON question_turns BEGIN
+            INSERT INTO flags_dirty (question_id) VALUES (new.question_id);
+        END;
+        """
+    )
+
+
 @migrations(name="0015_dense_pools")
 def dense_pools(db: sqlite_utils.Database) -> None:
     """Dense pools computed ahead (issue #21): each question's nearest chunks by the project's

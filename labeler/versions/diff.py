@@ -2,8 +2,9 @@
 
 Labels are compared as qrels lines: a (question, chunk) judged only in the newer content is
 "added" (also when its question is new), judged only in the older one "removed", judged in both
-with another grade "regraded". A question is "edited" when its text, reference answer, tags or
-unanswerable flag changed; one whose labels alone changed is listed as "relabelled".
+with another grade "regraded". A question is "edited" when its text, reference answer, tags,
+unanswerable flag or conversation (a turn's history or rewrite) changed; one whose labels alone
+changed is listed as "relabelled".
 """
 
 from __future__ import annotations
@@ -11,10 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from labeler.conversations import turn_record
 from labeler.versions.format import Content, QuestionEntry
 from labeler.versions.reading import read_version
 
-QUESTION_FIELDS = ("question", "reference_answer", "tags", "unanswerable")
+QUESTION_FIELDS = ("question", "reference_answer", "tags", "unanswerable", "conversation")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,10 +64,17 @@ class QuestionChange:
         return data
 
 
+def _value(question: QuestionEntry, name: str) -> object:
+    """A field as questions.jsonl names it ("conversation" is the question's turn)."""
+    return question.turn if name == "conversation" else getattr(question, name)
+
+
 def _field(question: QuestionEntry | None, name: str) -> object:
     if question is None:
         return None
-    value = getattr(question, name)
+    value = _value(question, name)
+    if name == "conversation":
+        return None if value is None else turn_record(value)
     return list(value) if isinstance(value, tuple) else value
 
 
@@ -148,7 +157,7 @@ def diff_contents(old: Content, new: Content) -> VersionDiff:
             changes.append(QuestionChange(question_id, "removed", before, None, (), labels))
         else:
             fields = tuple(
-                name for name in QUESTION_FIELDS if getattr(before, name) != getattr(after, name)
+                name for name in QUESTION_FIELDS if _value(before, name) != _value(after, name)
             )
             if fields or labels:
                 status = "edited" if fields else "relabelled"

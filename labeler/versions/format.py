@@ -5,7 +5,8 @@ so there is one definition of a version.
 ```
 exports/<name>/v<N>/
   manifest.json      what, when, from where, counts, completeness, hash, changes since the parent
-  questions.jsonl    {"id", "question", "reference_answer", "tags", "unanswerable"} by id
+  questions.jsonl    {"id", "question", "reference_answer", "tags", "unanswerable"} by id,
+                     and "conversation" for a turn of one (labeler.conversations.turn_record)
   qrels.tsv          question-id TAB 0 TAB chunk-id TAB grade, by question then chunk
   chunks.jsonl       {"id", "doc_id", "title", "text"} of every chunk the qrels name, by id
   completeness.jsonl how deep each question's pool is graded, per run it was pooled from
@@ -38,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from labeler.conversations import turn_record
 from labeler.errors import LabelerError
 from labeler.models import Question
 from labeler.readers import (
@@ -200,13 +202,20 @@ def _json_lines(records: Iterable[dict]) -> str:
 
 
 def question_record(question: Question) -> dict:
-    return {
+    """A question as questions.jsonl holds it. A turn of a conversation also holds
+    ``conversation`` (its conversation, turn number, the messages before it and its rewrite),
+    so the hash covers it; a question that stands alone is written as it always was, so its
+    version's hash does not change."""
+    record = {
         "id": question.id,
         "question": question.text,
         "reference_answer": question.reference_answer,
         "tags": sorted(question.tags),
         "unanswerable": question.unanswerable,
     }
+    if question.turn is not None:
+        record["conversation"] = turn_record(question.turn)
+    return record
 
 
 def chunk_record(chunk: ChunkEntry) -> dict:

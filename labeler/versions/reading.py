@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from labeler.conversations import check_unique_turns, read_turn
 from labeler.errors import LabelerError
 from labeler.models import Question
 from labeler.readers import (
@@ -107,6 +108,7 @@ def _records(path: Path, data: bytes) -> Iterator[tuple[int, dict]]:
 
 def parse_questions(path: Path, data: bytes) -> dict[str, Question]:
     questions: dict[str, Question] = {}
+    turns = []
     for line, record in _records(path, data):
         where = {"path": path, "line": line}
         question_id = as_id(record.get("id"), **where, field="id")
@@ -128,7 +130,11 @@ def parse_questions(path: Path, data: bytes) -> dict[str, Question]:
             ),
             tags=tuple(sorted(as_tags(tags, **where))),
             unanswerable=_flag(record, **where),
+            turn=read_turn(record.get("conversation"), **where),
         )
+        if questions[question_id].turn is not None:
+            turns.append((line, question_id, questions[question_id].turn))
+    check_unique_turns(turns, path=path)
     return questions
 
 

@@ -19,6 +19,12 @@ the status line (a fragment that reruns after the card), so this measures what t
 key; ``--demo --decide ... --both`` measures the demo with the queue on and off, one after the
 other.
 
+With ``--conversation`` the page is opened on the last turn of a conversation of 11 turns added
+to the demo (its questions as user turns, their reference answers as the assistant's replies,
+every other turn with a rewrite, each earlier turn with its answers graded 2): 10 turns of
+history above the turn being graded, as the issue of conversations asks (#22: the same
+targets).
+
 The Export page (``--export FOLDER``): a selectbox change on a 10,000-question test set, under
 300 ms. The folder is made once (and reused) with ``bench_export.py``'s data: 10,000 questions
 and 200,000 labels, exported as v1, then v2 and v3 after 1,000 and 500 regrades. The page is
@@ -51,6 +57,7 @@ Usage::
     python tests/benchmarks/bench_browser.py --login                 # the demo, logged in
     python tests/benchmarks/bench_browser.py --login --db /work/bench-data/labeling/bench.db
     python tests/benchmarks/bench_browser.py --results /work/bench-data/results
+    python tests/benchmarks/bench_browser.py --conversation
 
 Each run grades as a new reviewer (``browser-<time>``), so it starts on ungraded chunks and
 leaves other reviewers' work alone; on the demo a fresh copy of the demo database is used.
@@ -569,6 +576,38 @@ def demo_db(folder: Path) -> Path:
     return path
 
 
+CHAT = "bench-chat"
+
+
+def conversation_db(folder: Path, turns: int = 11) -> tuple[Path, str]:
+    """The demo with a conversation of ``turns`` turns (see the module docstring); returns the
+    database and the id of its last turn."""
+    from labeler.models import Message, Turn
+    from labeler.readers import iter_columns
+    from labeler.store import Store
+
+    path = demo_db(folder)
+    truth: dict[str, dict[str, int]] = {}
+    for _, cols in iter_columns(REPO / "data" / "demo" / "ground_truth.qrels"):
+        truth.setdefault(cols[0], {})[cols[2]] = int(cols[3])
+    with Store(path) as store:
+        asked = [q for q in store.questions.ids() if q.startswith("q0") and truth.get(q)][:turns]
+        history: tuple[Message, ...] = ()
+        rows = []
+        for number, question_id in enumerate(asked, start=1):
+            question = store.questions.get(question_id)
+            reply = question.reference_answer or "I could not find that in the documents."
+            turn = Turn(CHAT, number, history, rewrite=question.text if number % 2 else None)
+            rows.append({"id": f"{CHAT}::{number}", "text": question.text, "turn": turn})
+            history = (*history, Message("user", question.text), Message("assistant", reply))
+        store.questions.upsert(rows)
+        for number, question_id in enumerate(asked[:-1], start=1):
+            for chunk_id, grade in truth[question_id].items():
+                if grade == 2:
+                    store.labels.set_grade(f"{CHAT}::{number}", "default", chunk_id, "maria", 2)
+    return path, f"{CHAT}::{len(asked)}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", type=Path, help="a large database (bench_labeling.py's bench.db)")
@@ -598,6 +637,11 @@ def main() -> None:
         help="the Results page's first open: the demo, and a 10,000-question project (made once"
         " in FOLDER)",
     )
+    parser.add_argument(
+        "--conversation",
+        action="store_true",
+        help="the last turn of an 11-turn conversation added to the demo (10 turns above it)",
+    )
     args = parser.parse_args()
     if not Path(CHROMIUM).exists():
         raise SystemExit(f"chromium not found at {CHROMIUM} (apt-get install chromium)")
@@ -625,7 +669,11 @@ def main() -> None:
             return
         if args.export is not None:
             results["export"] = measure_export(args.export, args.changes)
-        if args.demo or (args.db is None and args.export is None):
+        if args.conversation:
+            db, turn = conversation_db(Path(folder) / "conversation")
+            label = f"demo, {turn} (10 turns of conversation above it)"
+            results["conversation"] = measure(db, turn, args.keys, label)
+        if args.demo or (args.db is None and args.export is None and not args.conversation):
             question = None
             if args.decide:
                 results["demo decide"] = figures = measure(

@@ -12,11 +12,12 @@ from __future__ import annotations
 import streamlit as st
 
 from labeler.app import widgets
+from labeler.app.conversation import read_only_html
 from labeler.app.state import Trail, flash, get_store, reviewer, safely, user_errors
 from labeler.app.widgets import Key, caption, keys_legend, question_keys, safe_text_html, show_text
 from labeler.judge import review
 from labeler.judge.scales import RELEVANCE, Scale
-from labeler.models import GRADE_LABELS, Grade
+from labeler.models import GRADE_LABELS, Grade, Question
 
 store = get_store()
 me = reviewer()
@@ -167,8 +168,9 @@ def show_item(item: review.ReviewItem) -> None:
         caption(f"One item of {item.metric}, opened from the judge report")
     else:
         caption(f"Item {item.position} of {item.total} · {item.plan}")
-    if item.question:
-        st.html(safe_text_html(item.question, css_class="lbl-question"))
+    if item.question:  # a turn of a conversation with the conversation before it
+        question = Question(id=item.question_id or "", text=item.question, turn=item.turn)
+        st.html(read_only_html(question))
     if item.chunk_text is not None:
         with st.container(border=True, key="judge_chunk"):
             head = f"{item.chunk_title or ''}  ·  {item.chunk_id}".strip(" ·")

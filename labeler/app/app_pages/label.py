@@ -26,7 +26,7 @@ import html
 
 import streamlit as st
 
-from labeler.app import cards, decide, widgets
+from labeler.app import cards, conversation, decide, widgets
 from labeler.app.state import (
     Trail,
     flash,
@@ -316,11 +316,12 @@ def card(index: int) -> None:
     marked = view.candidates[index].needs_grade and chunk.id in st.session_state.get(
         "label_marked", ()
     )
+    queue_mark = decide.mark_html(st.session_state.get("label_queue_title", "")) if marked else ""
     cards.card(
         view,
         index,
         spans=cards.question_spans(view)[index],
-        mark=decide.mark_html(st.session_state.get("label_queue_title", "")) if marked else "",
+        mark=queue_mark + conversation.card_mark(view.question.id, chunk.id),
         reveal=bool(st.session_state.get("label_reveal")),
         on_grade=grade_clicked,
         on_save_note=save_note,
@@ -367,7 +368,7 @@ def grading() -> None:
         waiting=lambda: st.spinner("Searching the corpus for this question's candidates…"),
         **_queue_options(),
     )
-    cards.question_text(question)
+    conversation.question_text(question, store.corpus.current_chunking())
     # The head and the status line: one band that stays in view (widgets.STYLE).
     with st.container(key="label_top", gap="small"):
         head()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from labeler.app import charts, decide
+from labeler.app import breakdown, charts, decide
 from labeler.app.pages import PAGES_DIR
 from labeler.app.state import db_path, get_store, uploaded, user_errors
 from labeler.app.widgets import caption, note, policy_select
@@ -383,6 +383,7 @@ def render() -> None:
             )
             return
         run_table(results, metrics)
+        breakdown.section(results, metrics, labels)
         coverage_notes(results, cutoffs, metrics)
         pair = paired_comparison(results, metrics)
         if pair is not None:
