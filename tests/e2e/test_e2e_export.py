@@ -39,7 +39,7 @@ def test_create_a_version_from_the_export_page(tmp_path, serve, page, monkeypatc
     screenshot(page, "export-created")
     manifest = json.loads((exports / "orders-faq" / "v1" / "manifest.json").read_text())
     assert manifest["policy"] == "majority"
-    assert manifest["counts"]["questions"] == 33
+    assert manifest["counts"]["questions"] == 39  # 33 graded questions and 6 graded turns
     # A second version: the comparison appears, and switching its versions redraws only it.
     with Store(db) as store:
         store.labels.set_grade("q001", "default", "orders-api-rate-limits#1", "maria", 0)
