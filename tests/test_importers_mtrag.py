@@ -87,10 +87,10 @@ def test_feedback_becomes_each_annotators_labels(store: Store) -> None:
 
 
 def test_another_feedback_mapping(store: Store) -> None:
-    import_mtrag(store, SAMPLE, feedback="yes:1,no:0", annotator_prefix="mtrag:")
+    import_mtrag(store, SAMPLE, feedback="yes:1,no:0", annotator_prefix="mtrag.")
     counts = store.labels.counts("default")
     assert counts["by_grade"] == {"1": 23}
-    assert counts["by_reviewer"] == {"mtrag:g1": 18, "mtrag:r1": 5}
+    assert counts["by_reviewer"] == {"mtrag.g1": 18, "mtrag.r1": 5}
 
 
 def test_feedback_mapped_to_skip_leaves_the_passage_to_grade(store: Store, tmp_path: Path) -> None:

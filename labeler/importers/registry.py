@@ -323,9 +323,9 @@ IMPORT_KINDS: dict[str, ImportKind] = {
                 ImportOption(
                     "annotator_prefix",
                     "text",
-                    "Put before each annotator's name to name their reviewer (mtrag: gives"
-                    " mtrag:g1).",
-                    label="Reviewer name prefix (optional), e.g. mtrag:",
+                    "Put before each annotator's name to name their reviewer (mtrag. gives"
+                    " mtrag.g1).",
+                    label="Reviewer name prefix (optional), e.g. mtrag.",
                 ),
                 ImportOption(
                     "tags", "tags", "Tag the turns this import adds (repeatable).", default=()

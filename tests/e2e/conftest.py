@@ -15,6 +15,16 @@ from tests.e2e.server import CHROMIUM, CHROMIUM_ARGS, Server
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (the README's `-n auto --dist loadgroup`), every browser test runs on
+    one worker, one after another, while the other workers take the rest: two browsers and two
+    app servers at once on a 2-core machine would time each other out."""
+    here = Path(__file__).resolve().parent
+    for item in items:
+        if here in Path(str(item.path)).resolve().parents:
+            item.add_marker(pytest.mark.xdist_group("browser"))
+
+
 @pytest.fixture(scope="session")
 def chromium_path() -> str:
     if not Path(CHROMIUM).exists():

@@ -23,6 +23,10 @@ def test_create_a_version_from_the_export_page(tmp_path, serve, page, monkeypatc
     page.goto(f"{server.url}/export?reviewer=maria")
     wait_for_app(page)
     page.locator(".st-key-export_name input").fill("orders-faq")
+    # Commit the name before opening the dropdown: the rerun its blur would start otherwise can
+    # redraw the select box while it opens, and the option is never shown.
+    page.locator(".st-key-export_name input").press("Enter")
+    wait_for_app(page)
     page.locator(".st-key-export_policy").click()
     page.get_by_role("option", name="stop", exact=True).click()
     wait_for_app(page)
