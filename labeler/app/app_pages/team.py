@@ -42,7 +42,7 @@ def reviewers_table(figures: tuple) -> None:
         }
         for r in figures
     ]
-    st.dataframe(rows, hide_index=True, key="team_reviewers")
+    st.dataframe(rows, hide_index=True, key="team_reviewers", placeholder="-")
 
 
 def waiting_table(waiting: tuple) -> None:
