@@ -160,6 +160,27 @@ def test_a_new_text_for_a_graded_turn_is_refused(store: Store, tmp_path: Path) -
     assert store.questions.get(f"{CARDINALS}::8").text == "Who is the Patriot's coach?"
 
 
+def test_replace_text_takes_the_new_turn_and_makes_its_labels_stale(
+    store: Store, tmp_path: Path
+) -> None:
+    import_mtrag(store, SAMPLE)
+
+    def reword(record: dict) -> None:
+        record["input"][-1]["text"] = "Who coaches the Patriots now?"
+
+    reports = import_mtrag(store, with_changed(tmp_path, 7, reword), replace_text=True)
+    turns = next(r for r in reports if r.kind == "turns")
+    assert turns.updated == 1
+    assert turns.detail.endswith("; 1 graded turn got a new text: 2 labels now stale")
+    turn = f"{CARDINALS}::8"
+    assert store.questions.get(turn).text == "Who coaches the Patriots now?"
+    states = {r["state"] for r in store.labels.question_labels(turn, "default")}
+    assert states == {"stale"}  # its 2 labels were given for the old words
+    others = store.labels.question_labels(f"{CARDINALS}::7", "default")
+    assert others
+    assert {r["state"] for r in others} == {"current"}
+
+
 def test_nan_anywhere_else_is_an_error(store: Store, tmp_path: Path) -> None:
     lines = sample_lines()
     lines[2] = lines[2].replace('"turn": 3,', '"turn": NaN,')

@@ -291,10 +291,17 @@ class _Writer:
     the checks that span batches: a passage given another text than on an earlier line."""
 
     def __init__(
-        self, store: Store, path: Path, chunking: str, tags: tuple[str, ...], rewrites: dict
+        self,
+        store: Store,
+        path: Path,
+        chunking: str,
+        tags: tuple[str, ...],
+        rewrites: dict,
+        *,
+        replace_text: bool = False,
     ) -> None:
         self.store, self.path, self.chunking = store, path, chunking
-        self.tags, self.rewrites = tags, rewrites
+        self.tags, self.rewrites, self.replace_text = tags, rewrites, replace_text
         self.passages: dict[str, tuple[str, int]] = {}  # chunk id -> (text hash, line)
         self.counts = Counter()
         self.conversations: set[str] = set()
@@ -369,13 +376,17 @@ class _Writer:
             for t in tasks
         ]
         try:
-            added, updated = self.store.questions.upsert(rows)
+            added, updated = self.store.questions.upsert(rows, replace_text=self.replace_text)
         except LabelerError as error:
             if error.path is not None:
                 raise
             raise LabelerError(error.message, path=self.path, field=error.field) from None
-        # A turn already graded keeps the text its labels were given for (as in every import).
-        refuse_question_text_changes(self.store.questions.take_text_changes(), path=self.path)
+        # A turn already graded keeps the text its labels were given for (as in every import),
+        # unless --replace-text: then its labels become stale.
+        changes = self.store.questions.take_text_changes()
+        refuse_question_text_changes([c for c in changes if not c[3]], path=self.path)
+        self.counts["turns replaced"] += len(changes)
+        self.counts["labels made stale"] += sum(c[2] for c in changes)
         self.counts["turns added"] += added
         self.counts["turns updated"] += updated
         self.counts["turns"] += len(rows)
@@ -400,6 +411,12 @@ class _Writer:
             left = len(self.rewrites) - matched
             detail += f"; {matched} with a rewrite from {Path(rewrites).name}"
             detail += f", whose {left} other rows name turns not in this file" if left else ""
+        if self.counts["turns replaced"]:
+            stale, replaced = self.counts["labels made stale"], self.counts["turns replaced"]
+            detail += (
+                f"; {replaced} graded turn{'' if replaced == 1 else 's'} got a new text:"
+                f" {stale} label{'' if stale == 1 else 's'} now stale"
+            )
         added, updated = self.counts["turns added"], self.counts["turns updated"]
         reports.append(
             ImportReport(
@@ -466,17 +483,20 @@ def import_mtrag(
     rewrites: str | None = None,
     annotator_prefix: str | None = None,
     tags: tuple[str, ...] = (),
+    replace_text: bool = False,
     progress: Progress | None = None,
 ) -> list[ImportReport]:
-    """An MTRAG task file (see the module docstring), in one transaction. The file is read a
-    batch of turns ahead in a thread (``labeler.importers.batching.read_ahead``: SQLite works
-    outside Python's lock, so reading and writing overlap on two cores)."""
+    """An MTRAG task file (see the module docstring), in one transaction. A new text for a
+    turn that carries labels is refused, unless ``replace_text``: then its labels become stale
+    (left out of exports until a reviewer confirms or changes them), as for questions. The file
+    is read a batch of turns ahead in a thread (``labeler.importers.batching.read_ahead``:
+    SQLite works outside Python's lock, so reading and writing overlap on two cores)."""
     path = check_file(path)
     mapping = parse_feedback(feedback)
     prefix = annotator_prefix or ""
     found = read_rewrites(rewrites) if rewrites else {}
     chunking = as_name(chunking or store.corpus.current_chunking(), what="chunking")
-    writer = _Writer(store, path, chunking, tags, found)
+    writer = _Writer(store, path, chunking, tags, found, replace_text=replace_text)
     batches = batched(lambda counted: read_tasks(path, mapping, prefix, counted), BATCH)
     with store.write():
         store.corpus.ensure_chunking(chunking, source=str(path))

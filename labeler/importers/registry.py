@@ -295,7 +295,8 @@ IMPORT_KINDS: dict[str, ImportKind] = {
             " multi-turn type) and its reference answer; its passages as chunks (or matched"
             " by id to the chunking's); each annotator's relevance feedback as their labels"
             " (yes 2, no 0, or as --feedback maps them). MTRAG's bare NaN for a missing tag is"
-            " read as missing.",
+            " read as missing. A file that changes the text of turns carrying labels is refused"
+            " (exit 2, naming them), unless --replace-text.",
             "labeler import mtrag clapnq_tasks.jsonl --rewrites clapnq_rewrite.jsonl",
             "labeler.importers.mtrag:import_mtrag",
             reads=("jsonl",),
@@ -329,6 +330,14 @@ IMPORT_KINDS: dict[str, ImportKind] = {
                 ),
                 ImportOption(
                     "tags", "tags", "Tag the turns this import adds (repeatable).", default=()
+                ),
+                ImportOption(
+                    "replace_text",
+                    "flag",
+                    "Replace the text of turns that carry labels; their labels become stale"
+                    " (left out of exports) until a reviewer confirms or changes them.",
+                    default=False,
+                    label="Replace the text of graded turns (their labels become stale)",
                 ),
             ),
         ),
