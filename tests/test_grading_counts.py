@@ -110,3 +110,16 @@ def test_the_readme_tour_says_the_same() -> None:
     assert "15 turns of four support conversations" in tour
     assert "32 generated questions waiting for review" in tour
     assert "39 questions are fully graded (6 of them turns), 35 of them answerable" in tour
+
+
+def test_the_readme_tour_says_what_the_remap_did(demo: Path) -> None:
+    """The Remap queue's sidebar and the README's tour: the mappings carried and the proposals
+    left (labeler.remap.review.remaps, which the page reads)."""
+    from labeler.remap import review
+
+    with Store(demo) as store:
+        (summary,) = review.remaps(store)
+    tour = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    applied = summary.counts["applied"]
+    assert f"carried {applied} label mappings across on its own" in tour
+    assert f"the {summary.proposals} proposals it would not decide" in tour
