@@ -13,7 +13,7 @@ Prints, for each embedding model asked for, on the same questions and chunks:
 The collection (CC BY 4.0, described in its README): 16,407 MedQuAD answers and 2,906 questions
 with one relevant answer each (or its exact duplicates). Nothing here reaches the network:
 
-    python tests/benchmarks/dense_quality.py --data /work/shared/data/medquad \\
+    python tests/benchmarks/dense_quality.py --data ../shared/data/medquad \\
         --model all-MiniLM-L6-v2-int8 --model multilingual-e5-small-q4 \\
         --model minilm-l6-torch --questions 500 --chunks 3000
 
@@ -238,7 +238,7 @@ def pool_figures(qrels, bm25, dense, depth) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=Path("/work/shared/data/medquad"))
+    parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data" / "medquad")
     parser.add_argument("--model", action="append", default=[])
     parser.add_argument("--questions", type=int, default=0)
     parser.add_argument("--chunks", type=int, default=0)
