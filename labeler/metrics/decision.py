@@ -197,40 +197,45 @@ def simulate(
     cell's distribution given the judge's grade (``labeler.metrics.judge_prior``).
     """
     c = frame.contest
-    rng = np.random.default_rng([seed, 7])
     free = np.flatnonzero(~frame.judged)
-    cells = cell(c.rank_a[free], c.rank_b[free])
-    theta = model.sample(rng, worlds)
-    if prior is not None:
-        cells = cells * LEVELS + prior.levels(free)
-        theta = prior.combine(np.random.default_rng([seed, 11]), theta)
-    probabilities = theta.mean(axis=0)[cells] if len(free) else np.zeros((0, 3))
     known = np.maximum(c.grade, 0).astype(np.int8)
     if len(free) == 0:
         d, scored = difference.evaluate(frame, known[None])
         total = float(d.sum())
         n = max(int(scored.sum()), 1)
         probability = 1.0 if total > TIE else 0.0 if total < -TIE else 0.5
-        return Simulation(probability, total / n, d[0], float(scored.sum()), probabilities)
-    # Per world and cell, the draw below which a chunk gets 0, and below which it gets 0 or 1.
-    zero = theta[..., 0].astype(np.float32)
-    upto_one = (theta[..., 0] + theta[..., 1]).astype(np.float32)
+        return Simulation(probability, total / n, d[0], float(scored.sum()), np.zeros((0, 3)))
+    rng = np.random.default_rng([seed, 7])
+    judge_rng = np.random.default_rng([seed, 11])
+    # Only the cells the unjudged slots fall in are drawn (a pool fills a few dozen of the 196),
+    # and only for the worlds simulated (a round at a time, so an early stop draws no more).
+    used, slot_cell = np.unique(cell(c.rank_a[free], c.rank_b[free]), return_inverse=True)
+    if prior is not None:
+        slot_cell = slot_cell * LEVELS + prior.levels(free)
     totals = np.zeros(worlds)
     counts = np.zeros(worlds)
     question_sums = np.zeros(frame.q)
+    theta_sums = 0.0
     batch = max(1, _CELLS // max(frame.n, 1))  # worlds whose d are summed in one step
     step = max(1, _DRAW_CELLS // max(frame.n, 1))  # worlds drawn and scored at a time
     done = 0
     while done < worlds:
         stop = min(worlds, done + ROUND)
+        theta = model.sample(rng, stop - done, used)
+        if prior is not None:
+            theta = prior.combine(judge_rng, theta)
+        theta_sums = theta_sums + theta.sum(axis=0)
+        # Per world and slot, the draw below which a chunk gets 0, and below which 0 or 1.
+        zero = theta[..., 0].astype(np.float32)[:, slot_cell]
+        upto_one = (theta[..., 0] + theta[..., 1]).astype(np.float32)[:, slot_cell]
         for start in range(done, stop, batch):
             end = min(stop, start + batch)
             d = np.empty((end - start, frame.q))
             for first in range(start, end, step):
                 last = min(end, first + step)
                 draw = rng.random((last - first, len(free)), dtype=np.float32)
-                grades = (draw >= zero[first:last][:, cells]).astype(np.int8)
-                grades += draw >= upto_one[first:last][:, cells]
+                grades = (draw >= zero[first - done : last - done]).astype(np.int8)
+                grades += draw >= upto_one[first - done : last - done]
                 gradings = np.repeat(known[None, :], last - first, axis=0)
                 gradings[:, free] = grades
                 d[first - start : last - start], scored = difference.evaluate(frame, gradings)
@@ -242,6 +247,7 @@ def simulate(
         error = max(np.sqrt(p * (1 - p) / done), 1.0 / done)
         if all(abs(p - t) > 4 * error for t in thresholds):
             break
+    probabilities = theta_sums[slot_cell] / done
     totals, counts = totals[:done], counts[:done]
     means = np.divide(totals, counts, out=np.zeros(done), where=counts > 0)
     return Simulation(

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from labeler.metrics.contest import Contest
-from labeler.metrics.relevance_model import CELLS, _clustered, _dirichlet
+from labeler.metrics.relevance_model import _clustered, _dirichlet
 
 NONE = 3  # the judge level of a chunk the judge did not grade
 LEVELS = 4
@@ -81,16 +81,17 @@ class JudgePrior:
         return np.where(found >= 0, found, NONE).astype(np.int64)
 
     def combine(self, rng: np.random.Generator, theta: np.ndarray) -> np.ndarray:
-        """(worlds, CELLS x LEVELS, 3): each cell's grade distribution given each judge level
-        (level ``NONE``: the cell's own), the confusion drawn afresh per world."""
-        worlds = theta.shape[0]
+        """(worlds, cells x LEVELS, 3): the grade distribution of each cell of ``theta``
+        (worlds, cells, 3) given each judge level (level ``NONE``: the cell's own), the
+        confusion drawn afresh per world."""
+        worlds, cells = theta.shape[:2]
         draws = _dirichlet(rng, np.broadcast_to(self.confusion, (worlds, 3, 3)).copy())
-        out = np.empty((worlds, CELLS, LEVELS, 3))
+        out = np.empty((worlds, cells, LEVELS, 3))
         for level in range(3):
             weighted = theta * draws[:, None, :, level]  # P(g | cell) x P(j | g)
             out[:, :, level] = weighted / np.maximum(weighted.sum(axis=-1, keepdims=True), 1e-300)
         out[:, :, NONE] = theta
-        return out.reshape(worlds, CELLS * LEVELS, 3)
+        return out.reshape(worlds, cells * LEVELS, 3)
 
 
 __all__ = ["LEVELS", "NONE", "JudgePrior", "slot_grades"]

@@ -153,16 +153,21 @@ class RelevanceModel:
             counts=cells,
         )
 
-    def sample(self, rng: np.random.Generator, worlds: int) -> np.ndarray:
-        """(worlds, CELLS, 3) grade distributions per cell: the curves drawn from their
-        posterior, each cell drawn around them with its own labels."""
-        p_relevant = _sigmoid(self.relevant.sample(rng, worlds) @ CELL_FEATURES.T)
-        p_answers = _sigmoid(self.answers.sample(rng, worlds) @ CELL_FEATURES.T)
-        centre = np.stack(
-            [1.0 - p_relevant, p_relevant * (1.0 - p_answers), p_relevant * p_answers], axis=-1
-        )
-        cells = _dirichlet(rng, CELL_STRENGTH * centre + self.counts.reshape(CELLS, 3)[None])
-        return cells
+    def sample(
+        self, rng: np.random.Generator, worlds: int, cells: np.ndarray | None = None
+    ) -> np.ndarray:
+        """(worlds, cells, 3) grade distributions of ``cells`` (all CELLS by default): the
+        curves drawn from their posterior, each cell drawn around them with its own labels.
+        Only the cells asked for are drawn: a pool fills a few dozen of the 196."""
+        cells = np.arange(CELLS) if cells is None else np.asarray(cells, dtype=np.int64)
+        x = CELL_FEATURES[cells]
+        p_relevant = _sigmoid(self.relevant.sample(rng, worlds) @ x.T)
+        p_answers = _sigmoid(self.answers.sample(rng, worlds) @ x.T)
+        centre = np.empty((worlds, len(cells), 3))
+        centre[..., 0] = 1.0 - p_relevant
+        np.multiply(p_relevant, 1.0 - p_answers, out=centre[..., 1])
+        np.multiply(p_relevant, p_answers, out=centre[..., 2])
+        return _dirichlet(rng, CELL_STRENGTH * centre + self.counts.reshape(CELLS, 3)[cells])
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
