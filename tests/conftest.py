@@ -226,3 +226,50 @@ def talking(loaded: Store, tmp_path: Path) -> Store:
 
     import_questions(loaded, write_jsonl(tmp_path / "conversation.jsonl", CONVERSATION))
     return loaded
+
+
+def html_rows(body: str) -> list[dict]:
+    """The rows of the HTML table ``labeler.app.tables.table_html`` wrote, as dicts: a
+    number cell as its exact value (``data-value``), any other cell as the text it shows."""
+    from html.parser import HTMLParser
+
+    class Reader(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.head: list[str] = []
+            self.rows: list[list] = []
+            self.cell: list[str] | None = None
+            self.value: float | None = None
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "tr":
+                self.rows.append([])
+            elif tag in ("th", "td"):
+                self.cell, self.value = [], None
+                value = dict(attrs).get("data-value")
+                self.value = None if value is None else float(value)
+
+        def handle_endtag(self, tag):
+            if tag in ("th", "td") and self.cell is not None:
+                text = "".join(self.cell).strip()
+                self.rows[-1].append(self.value if self.value is not None else text)
+                self.cell = None
+
+        def handle_data(self, data):
+            if self.cell is not None:
+                self.cell.append(data)
+
+    reader = Reader()
+    reader.feed(body)
+    head, *rows = reader.rows
+    return [dict(zip(head, row, strict=True)) for row in rows]
+
+
+def html_table(at, key: str):
+    """The table a page drew with ``labeler.app.tables.show_table`` under ``key``, as a
+    DataFrame (see ``html_rows``)."""
+    import pandas as pd
+
+    (element,) = at.container(key=key).html
+    rows = html_rows(element.proto.body)
+    return pd.DataFrame(rows)

@@ -4,6 +4,7 @@ what is wrong in words, and it reads current labels, versions and uploaded runs 
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from labeler.importers import import_run
 from labeler.metrics import evaluate, read_qrels
 from labeler.metrics.comparison import compare
 from labeler.store import Store
-from tests.conftest import captions, notes
+from tests.conftest import captions, html_table, notes
 from tests.test_sources import DENSE
 
 APP = str(Path(__file__).resolve().parents[1] / "labeler" / "app" / "streamlit_app.py")
@@ -53,7 +54,7 @@ def open_page() -> AppTest:
 
 
 def table(at: AppTest, key: str):
-    return at.container(key=key).dataframe[0].value
+    return html_table(at, key)
 
 
 def test_each_run_with_its_interval_as_the_engine_computes_it(project: Store) -> None:
@@ -62,11 +63,14 @@ def test_each_run_with_its_interval_as_the_engine_computes_it(project: Store) ->
     labels = current_labels(project, policy="median")
     for name in ("bm25", "dense"):
         result = evaluate(labels.qrels, stored_run(project, name), "ndcg@10")
-        cell = runs.loc[name, "ndcg@10"]
-        mean, interval = cell.split("  ")
-        assert float(mean) == pytest.approx(result.mean("ndcg@10"), abs=5e-4)
-        low, high = (float(x) for x in interval.strip("[]").split(", "))
-        assert low <= float(mean) <= high
+        mean = runs.loc[name, "ndcg@10"]  # the exact mean; shown "0.667 [0.500, 1.000]"
+        assert mean == pytest.approx(result.mean("ndcg@10"))
+        (element,) = at.container(key="results_runs_table").html
+        exact = re.escape(repr(float(mean)))
+        shown = re.search(rf"{exact}\">([0-9.]+) \[([0-9.]+), ([0-9.]+)\]", element.proto.body)
+        low, high = float(shown[2]), float(shown[3])
+        assert float(shown[1]) == pytest.approx(mean, abs=5e-4)
+        assert low <= float(shown[1]) <= high
     assert at.caption[0].value.startswith(
         "Means over the 2 answerable questions (a chunk graded 1 or more; left out: 0 marked"
         " unanswerable, 1 without a relevant label yet)"
@@ -80,8 +84,10 @@ def test_the_paired_comparison_is_the_comparison_module(project: Store) -> None:
     a = evaluate(labels.qrels, stored_run(project, "dense"), "ndcg@10")
     b = evaluate(labels.qrels, stored_run(project, "bm25"), "ndcg@10")
     (expected,) = compare(b, a, ["ndcg@10"], resamples=2000)
-    # shown to 3 places (0.1199 -> 0.12), so that -0.0001 never reads "-0.000" (issue #23)
-    assert pair.loc["ndcg@10", "dense - bm25"] == round(expected.difference, 3) == 0.12
+    assert pair.loc["ndcg@10", "dense - bm25"] == pytest.approx(expected.difference)
+    # shown to 3 places with its sign (0.1199 -> +0.120), never "-0.000" (issue #23)
+    (element,) = at.container(key="results_pair").html
+    assert ">+0.120</td>" in element.proto.body
     assert pair.loc["ndcg@10", "dense better"] == expected.wins
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import pandas as pd
 import streamlit as st
 
+from labeler.app.tables import Column, show_table
 from labeler.grading.current import Labels
 from labeler.metrics.breakdown import breakdown_rows, turn_groups
 from labeler.metrics.evaluation import RunResult
@@ -22,13 +22,8 @@ def section(results: Sequence[RunResult], metrics: Sequence[str], labels: Labels
     if not rows:
         return
     st.subheader("By turn")
-    figure = st.column_config.NumberColumn(format="%.3f")
-    with st.container(key="results_by_turn"):
-        st.dataframe(
-            pd.DataFrame(rows),
-            hide_index=True,
-            column_config={m: figure for m in metrics},
-        )
+    columns = [Column(c, "number" if c in metrics else "auto") for c in rows[0]]
+    show_table(rows, columns, key="results_by_turn")
     st.caption(
         "The test set holds conversations: the means over the scored turns of each group."
         " First turns stand alone; later turns are follow-ups a retriever must read with the"

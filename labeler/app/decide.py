@@ -15,11 +15,11 @@ from __future__ import annotations
 import html
 import time
 
-import pandas as pd
 import streamlit as st
 
 from labeler.app.pages import PAGES_DIR
 from labeler.app.state import say, store_fragment, user_errors
+from labeler.app.tables import Column, show_table
 from labeler.app.widgets import note
 from labeler.errors import LabelerError
 from labeler.grading import queues
@@ -288,12 +288,11 @@ def results_section(store, run_a: str, run_b: str, metrics: list[str], policy: s
         " so far, gives the leader this probability (docs/results.md)."
     )
     if decision.pairs:
-        with st.container(key="results_next_pairs"):
-            st.dataframe(
-                pd.DataFrame([p.as_dict() for p in decision.pairs[:RESULTS_PAIRS]]),
-                hide_index=True,
-                column_config={"weight": st.column_config.NumberColumn(format="%.4f")},
-            )
+        show_table(
+            [p.as_dict() for p in decision.pairs[:RESULTS_PAIRS]],
+            [Column("question", "text"), Column("chunk", "text"), Column("weight", digits=4)],
+            key="results_next_pairs",
+        )
         st.page_link(
             str(PAGES_DIR / "label.py"),
             label=f"Grade them: decide {run_a} vs {run_b} on the grading page",

@@ -18,7 +18,7 @@ _STARTED = threading.Event()
 def _warm() -> None:
     import pandas as pd
 
-    import labeler.app.charts
+    import labeler.app.tables
     import labeler.grading.decide
     import labeler.metrics.comparison
     import labeler.metrics.summary

@@ -11,9 +11,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from labeler.app import breakdown, charts, decide
+from labeler.app import breakdown, decide
 from labeler.app.pages import PAGES_DIR
 from labeler.app.state import db_path, get_store, uploaded, user_errors
+from labeler.app.tables import DASH, Column, differences_html, show_table
 from labeler.app.widgets import caption, note, policy_select
 from labeler.config import exports_dir
 from labeler.grading.counts import LABELS
@@ -28,7 +29,7 @@ from labeler.metrics.summary import (
     mean_intervals,
     question_differences,
 )
-from labeler.numbers import rounded, signed
+from labeler.numbers import plain, signed
 from labeler.sources import checked_run, compare_versions, version_labels
 from labeler.versions.history import intact_versions, list_versions, names_under
 
@@ -125,27 +126,17 @@ def run_table(results, metrics: list[str]) -> None:
     intervals = mean_intervals(results, metrics, resamples=PAGE_RESAMPLES)
     rows: dict[str, dict] = {}
     for m in intervals:
-        shown = "—" if m.mean is None else f"{m.mean:.3f}  [{m.low:.3f}, {m.high:.3f}]"
-        rows.setdefault(m.run, {"run": m.run})[m.metric] = shown
-    with st.container(key="results_runs_table"):
-        st.dataframe(pd.DataFrame(list(rows.values())), hide_index=True)
+        rows.setdefault(m.run, {"run": m.run})[m.metric] = (m.mean, m.low, m.high)
+    columns = [Column("run", "text"), *(Column(m, "interval") for m in metrics)]
+    show_table(list(rows.values()), columns, key="results_runs_table")
     first = results[0]
     st.caption(
         f"Means over the {first.num_scored} {LABELS['answerable']} questions (a chunk graded 1"
         f" or more; left out: {first.unanswerable} marked unanswerable,"
-        f" {first.no_relevant_label} without a relevant label yet); in brackets a 95 % bootstrap"
-        f" interval (the questions resampled {PAGE_RESAMPLES:,} times)."
+        f" {first.no_relevant_label} without a relevant label yet); in brackets, and drawn"
+        f" under each figure on a 0 to 1 scale, a 95 % bootstrap interval (the questions"
+        f" resampled {PAGE_RESAMPLES:,} times)."
     )
-    frame = pd.DataFrame(
-        [
-            {"run": m.run, "metric": m.metric, "mean": m.mean, "low": m.low, "high": m.high}
-            for m in intervals
-            if m.mean is not None
-        ]
-    )
-    if frame.empty:
-        return
-    st.vega_lite_chart(frame, charts.means_with_intervals(metrics), key="results_chart")
 
 
 def coverage_notes(results, cutoffs: list[int], metrics: list[str]) -> None:
@@ -159,17 +150,11 @@ def coverage_notes(results, cutoffs: list[int], metrics: list[str]) -> None:
             warning = c.warning(figure)
             if warning:
                 warnings.append(warning)
-    table = pd.DataFrame(rows).pivot_table(index="run", columns="k", values="judged")
-    table.columns = [f"judged@{k}" for k in table.columns]
-    with st.container(key="results_coverage"):
-        st.dataframe(
-            table.reset_index(),
-            hide_index=True,
-            column_config={
-                c: st.column_config.ProgressColumn(c, format="percent", min_value=0, max_value=1)
-                for c in table.columns
-            },
-        )
+    by_run: dict[str, dict] = {}
+    for row in rows:
+        by_run.setdefault(row["run"], {"run": row["run"]})[f"judged@{row['k']}"] = row["judged"]
+    columns = [Column("run", "text"), *(Column(f"judged@{k}", "share") for k in cutoffs)]
+    show_table(list(by_run.values()), columns, key="results_coverage")
     for warning in warnings:  # run names are data: escaped, never Markdown
         note(warning, kind="warning")
     if not warnings:
@@ -200,7 +185,7 @@ def paired_comparison(results, metrics: list[str]) -> tuple[object, object] | No
             "metric": c.metric,
             f"{a.run}": c.run_mean,
             f"{b.run}": c.baseline_mean,
-            f"{a.run} - {b.run}": rounded(c.difference, 3),
+            f"{a.run} - {b.run}": c.difference,
             "95 % interval": f"[{signed(c.ci_low, 3)}, {signed(c.ci_high, 3)}]",
             "p-value": c.p_value,
             f"{a.run} better": c.wins,
@@ -212,17 +197,18 @@ def paired_comparison(results, metrics: list[str]) -> tuple[object, object] | No
     if not rows:
         st.info("No question has a relevant label yet: nothing to compare.")
         return None
-    with st.container(key="results_pair"):
-        st.dataframe(
-            pd.DataFrame(rows),
-            hide_index=True,
-            column_config={
-                "p-value": st.column_config.NumberColumn(format="%.4f"),
-                a.run: st.column_config.NumberColumn(format="%.3f"),
-                b.run: st.column_config.NumberColumn(format="%.3f"),
-                f"{a.run} - {b.run}": st.column_config.NumberColumn(format="%+.3f"),
-            },
-        )
+    columns = [
+        Column("metric", "text"),
+        Column(a.run, "number"),
+        Column(b.run, "number"),
+        Column(f"{a.run} - {b.run}", "signed"),
+        Column("95 % interval", "text"),
+        Column("p-value", "number", digits=4),
+        Column(f"{a.run} better"),
+        Column("ties"),
+        Column(f"{b.run} better"),
+    ]
+    show_table(rows, columns, key="results_pair")
     st.caption(
         "Paired over the same questions: the mean difference, its 95 % bootstrap interval,"
         " a randomization test's p-value, and on how many questions each run wins."
@@ -236,48 +222,58 @@ def open_question(question_id: str) -> None:
     st.switch_page(GRADING, query_params={"question": question_id})
 
 
+QUESTION_ROWS = 300  # above, the table holds the questions each run wins by most
+
+
 def per_question(a, b, metrics: list[str], texts: dict[str, str]) -> None:
     st.subheader("Question by question")
     metric = st.selectbox("Metric", metrics, key="results_question_metric")
     rows = question_differences(a, b, metric)
     if not rows:
         return
-    frame = pd.DataFrame(
-        {
-            "question": [r.question for r in rows],
-            "order": list(range(len(rows))),
-            a.run: [r.a for r in rows],
-            b.run: [r.b for r in rows],
-            "difference": [rounded(r.difference, 3) for r in rows],
-        }
-    )
-    frame["better"] = [
-        a.run if d > 1e-12 else b.run if d < -1e-12 else "tie" for d in frame["difference"]
+    questions = [r.question for r in rows]
+    st.html(differences_html(questions, [r.difference for r in rows], a.run, b.run, metric))
+    table = [
+        {"question": r.question, "text": texts.get(r.question, ""), a.run: r.a, b.run: r.b}
+        | {"difference": r.difference}
+        for r in rows
     ]
-    spec = charts.differences(a.run, b.run, metric)
-    event = st.vega_lite_chart(frame, spec, key="results_question_chart", on_select="rerun")
-    clicked = (event.selection.get("pick") or [{}])[0].get("question") if event else None
-    table = frame.drop(columns=["order", "better"])
-    table.insert(1, "text", [texts.get(q, "") for q in table["question"]])
-    with st.container(key="results_questions"):
-        picked = st.dataframe(
-            table,
-            hide_index=True,
-            key="results_question_table",
-            on_select="rerun",
-            selection_mode="single-row",
-            column_config={
-                "difference": st.column_config.NumberColumn(format="%+.3f"),
-                a.run: st.column_config.NumberColumn(format="%.3f"),
-                b.run: st.column_config.NumberColumn(format="%.3f"),
-            },
+    shown = table
+    if len(table) > QUESTION_ROWS:
+        half = QUESTION_ROWS // 2
+        shown = table[:half] + table[-half:]
+    columns = [
+        Column("question", "text"),
+        Column("text", "text"),
+        Column(a.run, "number"),
+        Column(b.run, "number"),
+        Column("difference", "signed"),
+    ]
+    show_table(shown, columns, key="results_questions", tall=True)
+    if len(shown) < len(table):
+        st.caption(
+            f"The {QUESTION_ROWS // 2} questions each run wins by most, of {len(table):,};"
+            " the file below holds them all."
         )
-    st.caption("Click a bar or a row to open that question on the grading page.")
-    selected = picked.selection.rows if picked else []
-    if selected:
-        clicked = table["question"].iloc[selected[0]]
-    if clicked:
-        open_question(clicked)
+        st.download_button(
+            "Every question (CSV)",
+            pd.DataFrame(table).to_csv(index=False).encode("utf-8"),
+            file_name=f"{a.run}-vs-{b.run}-{metric}.csv",
+            mime="text/csv",
+            key="results_questions_csv",
+        )
+    left, right = st.columns([4, 1], vertical_alignment="bottom")
+    differences = {r.question: r.difference for r in rows}
+    by_size = sorted(questions, key=lambda q: -abs(differences[q]))
+    picked = left.selectbox(
+        "Open a question on the grading page",
+        by_size,
+        format_func=lambda q: f"{q} ({signed(differences[q], 3)}) {texts.get(q, '')[:90]}",
+        key="results_open_question",
+        help="Largest differences first.",
+    )
+    if right.button("Open", key="results_open", width="stretch") and picked:
+        open_question(picked)
 
 
 def versions_side_by_side(runs, metrics: list[str]) -> None:
@@ -310,17 +306,15 @@ def versions_side_by_side(runs, metrics: list[str]) -> None:
         | {"questions": f"{s.questions_before} → {s.questions_after}"}
         for s in shown.shifts
     ]
-    figure = st.column_config.NumberColumn(format="%.3f")
-    with st.container(key="results_versions"):
-        st.dataframe(
-            pd.DataFrame(rows),
-            hide_index=True,
-            column_config={
-                old: figure,
-                new: figure,
-                "change": st.column_config.NumberColumn(format="%+.3f"),
-            },
-        )
+    columns = [
+        Column("run", "text"),
+        Column("metric", "text"),
+        Column(old, "number"),
+        Column(new, "number"),
+        Column("change", "signed"),
+        Column("questions", "text"),
+    ]
+    show_table(rows, columns, key="results_versions")
     left, right = st.columns(2)
     run = left.selectbox(
         "Questions that moved, for run", [r.name for r in runs], key="results_shift_run"
@@ -330,28 +324,23 @@ def versions_side_by_side(runs, metrics: list[str]) -> None:
     if not moved:
         caption(f"No question's {metric} moved for {run}.")
         return
-    # Scores lie in [0, 1], so the text sorts as the numbers do; a question a version does not
-    # score shows a dash, not "None"; the change says when one version alone scores it.
-    dash = "\N{EM DASH}"
-    with st.container(key="results_shifts"):
-        st.dataframe(
-            pd.DataFrame(
-                [
-                    {
-                        "question": m.question,
-                        old: dash if m.before is None else f"{m.before:.3f}",
-                        new: dash if m.after is None else f"{m.after:.3f}",
-                        "change": f"new in {new}"
-                        if m.before is None
-                        else f"not scored in {new}"
-                        if m.after is None
-                        else signed(m.change, 3),
-                    }
-                    for m in moved
-                ]
-            ),
-            hide_index=True,
-        )
+    # A question a version does not score shows a dash, not "None"; the change says when one
+    # version alone scores it.
+    shifts = [
+        {
+            "question": m.question,
+            old: DASH if m.before is None else plain(m.before, 3),
+            new: DASH if m.after is None else plain(m.after, 3),
+            "change": f"new in {new}"
+            if m.before is None
+            else f"not scored in {new}"
+            if m.after is None
+            else signed(m.change, 3),
+        }
+        for m in moved
+    ]
+    columns = [Column(c, "text") for c in ("question", old, new, "change")]
+    show_table(shifts, columns, key="results_shifts", tall=True)
 
 
 # -- the page --------------------------------------------------------------------------------
