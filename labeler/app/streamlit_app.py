@@ -15,7 +15,15 @@ import streamlit as st
 
 from labeler.app import auth, warm
 from labeler.app.pages import PAGES, PAGES_DIR
-from labeler.app.state import REVIEWER_KEY, allowed, get_store, role, run_scope, show_messages
+from labeler.app.state import (
+    REVIEWER_KEY,
+    allowed,
+    db_path,
+    get_store,
+    role,
+    run_scope,
+    show_messages,
+)
 from labeler.app.widgets import inject_style
 
 
@@ -58,7 +66,7 @@ def main() -> None:
         sidebar_identity(team)
         show_messages()
         page.run()
-    warm.start()  # once per server: the Results page's imports, while the reviewer reads
+    warm.start(db_path())  # once per server: the Results page's imports and runs, read ahead
 
 
 main()

@@ -847,3 +847,18 @@ def dense_pools(db: sqlite_utils.Database) -> None:
         ) WITHOUT ROWID;
         """
     )
+
+
+@migrations(name="0017_run_order")
+def run_order(db: sqlite_utils.Database) -> None:
+    """A run's results indexed in the order the metric engine reads them (question, then
+    position): reading a run becomes one ordered scan of the index, which holds every column
+    it reads (the table is WITHOUT ROWID, so an index entry carries the chunk id), instead of a
+    lookup per row and a sort: 0.51 -> 0.27 s of CPU for a run of 200,000 results (issue #23,
+    the Results page at 10,000 questions). The old index on the run alone is its prefix."""
+    db.executescript(
+        """
+        DROP INDEX IF EXISTS run_results_by_run;
+        CREATE INDEX run_results_by_run ON run_results (run, question_id, position);
+        """
+    )

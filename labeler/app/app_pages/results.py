@@ -263,8 +263,8 @@ def per_question(a, b, metrics: list[str], texts: dict[str, str]) -> None:
             key="results_questions_csv",
         )
     left, right = st.columns([4, 1], vertical_alignment="bottom")
-    differences = {r.question: r.difference for r in rows}
-    by_size = sorted(questions, key=lambda q: -abs(differences[q]))
+    differences = {r["question"]: r["difference"] for r in shown}
+    by_size = sorted(differences, key=lambda q: -abs(differences[q]))
     picked = left.selectbox(
         "Open a question on the grading page",
         by_size,
