@@ -159,6 +159,19 @@ def test_an_uploaded_run_is_checked_like_an_import(project: Store) -> None:
     ]
 
 
+def test_a_run_named_with_markup_shows_its_name_as_text(project: Store) -> None:
+    """Run names come from files: every table and the chart escape them (issue #23's rule
+    for untrusted text); nothing of the name becomes a tag."""
+    name = "<img/src=x/onerror=alert(1)>"
+    at = open_page()
+    at.get("file_uploader")[0].upload("m.trec", f"q1 Q0 rate-limits 1 2.0 {name}\n".encode()).run()
+    assert not at.exception
+    assert name in set(table(at, "results_runs_table")["run"])  # shown as typed
+    bodies = "".join(h.proto.body for h in at.html)
+    assert "<img" not in bodies
+    assert "&lt;img/src=x/onerror=alert(1)&gt;" in bodies
+
+
 def test_a_version_as_labels_and_two_versions_side_by_side(project: Store, tmp_path) -> None:
     out = tmp_path / "exports"
     export_testset(project, "faq", out=out, selection=Selection(tags=("paging",)))
