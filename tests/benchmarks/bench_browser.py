@@ -148,6 +148,25 @@ def process_cpu(pid: int) -> float:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
+def browser_cpu() -> float:
+    """CPU seconds (user + system) of every Chromium process on the machine: the browser's
+    share of a key, which the wall time mixes with the server's (the benchmark's own browser
+    is the only one running)."""
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        name = stat[stat.index("(") + 1 : stat.rindex(")")]
+        if "chrom" in name or "headless" in name:
+            fields = stat[stat.rindex(")") + 2 :].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 def wait_idle(page) -> None:
     """Streamlit's own wait: connected, and no script (or fragment) running."""
     page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']")
@@ -280,6 +299,7 @@ def measure(
             )
             page.locator("[data-testid='stApp']").click(position={"x": 5, "y": 5})
             server_cpu = process_cpu(server.process.pid)
+            chromium_cpu = browser_cpu()
             wall = time.perf_counter()
             latencies: list[float] = []
             lost = 0
@@ -299,6 +319,7 @@ def measure(
                     latencies.append(latency)
             wall = time.perf_counter() - wall
             server_cpu = process_cpu(server.process.pid) - server_cpu
+            chromium_cpu = browser_cpu() - chromium_cpu
             browser.close()
     finally:
         server.stop()
@@ -319,6 +340,7 @@ def measure(
     print(
         f"  server CPU {server_cpu:.2f} s over {wall:.1f} s of keystrokes"
         f" ({server_cpu / max(len(latencies) + WARM_UP, 1) * 1000:.0f} ms a key);"
+        f" Chromium CPU {chromium_cpu / max(len(latencies) + WARM_UP, 1) * 1000:.0f} ms a key;"
         f" load average {os.getloadavg()[0]:.2f}"
     )
     return figures
