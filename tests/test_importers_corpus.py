@@ -1,4 +1,5 @@
 import json
+import threading
 
 import pandas as pd
 import pytest
@@ -101,3 +102,27 @@ def test_documents(store: Store, tmp_path) -> None:
     bad = write_jsonl(tmp_path / "bad.jsonl", [{"id": "a", "text": "x"}, {"id": "a", "text": "y"}])
     with pytest.raises(LabelerError, match=r"bad.jsonl:2: field \"id\": duplicate document id"):
         import_documents(store, bad)
+
+
+def test_batches_read_ahead_index_every_chunk_and_report_progress_here(
+    store: Store, tmp_path, monkeypatch
+) -> None:
+    """The file is read and staged a batch ahead in a thread; the progress callback is still
+    called in the importing thread, and the bytes it gets add up to the file's size."""
+    monkeypatch.setattr("labeler.importers.corpus.BATCH", 2)
+    path = write_jsonl(tmp_path / "chunks.jsonl", CHUNKS)
+    threads, read = set(), []
+
+    def progress(size: int) -> None:
+        threads.add(threading.get_ident())
+        read.append(size)
+
+    report = import_chunks(store, path, chunking="v1", progress=progress)
+    assert (report.added, report.updated, report.unchanged) == (5, 0, 0)
+    assert threads == {threading.get_ident()}
+    assert sum(read) == path.stat().st_size
+    # FTS5's own check raises when the index disagrees with the chunks.
+    store.conn.execute("INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('integrity-check', 1)")
+    assert [c.id for c in store.search.search_chunks("v1", "rate limit")] == ["rate-limits"]
+    again = import_chunks(store, path, chunking="v1")
+    assert (again.added, again.updated, again.unchanged) == (0, 0, 5)

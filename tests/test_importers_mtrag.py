@@ -307,3 +307,39 @@ def test_the_command(tmp_path: Path) -> None:
     assert result.output.strip().endswith(
         f'{bad}:1: field "input": expected the messages up to the turn, the last one the user\'s'
     )
+
+
+def test_batches_of_three_turns_write_what_one_batch_does(
+    store: Store, tmp_path: Path, monkeypatch
+) -> None:
+    """The passages are checked and staged in the reading thread, batch by batch: lines 4 and
+    5 share a passage, lines 9 and 10 are in the last batch."""
+    with Store(tmp_path / "whole.db") as one:
+        whole = [r.summary() for r in import_mtrag(one, SAMPLE)]
+        found = [c.id for c in one.search.search_chunks("default", "cardinals stadium")]
+    monkeypatch.setattr("labeler.importers.mtrag.BATCH", 3)
+    assert [r.summary() for r in import_mtrag(store, SAMPLE)] == whole
+    assert store.corpus.count_chunks("default") == 22
+    assert [c.id for c in store.search.search_chunks("default", "cardinals stadium")] == found
+    assert len(found) >= 2
+    # FTS5's own check raises when the index disagrees with the chunks.
+    store.conn.execute("INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('integrity-check', 1)")
+
+
+def test_a_passage_given_another_text_in_a_later_batch(
+    store: Store, tmp_path: Path, monkeypatch
+) -> None:
+    lines = sample_lines()
+    first = json.loads(lines[1])["contexts"][0]
+    record = json.loads(lines[8])
+    record["contexts"].append({**first, "text": "Another text."})
+    lines[8] = json.dumps(record)
+    path = write_lines(tmp_path / "tasks.jsonl", lines)
+    monkeypatch.setattr("labeler.importers.mtrag.BATCH", 3)
+    with pytest.raises(LabelerError) as error:
+        import_mtrag(store, path)
+    assert str(error.value) == (
+        f'{path}:9: field "contexts": passage {first["document_id"]!r} has another text than on'
+        " line 2"
+    )
+    assert store.corpus.count_chunks() == 0

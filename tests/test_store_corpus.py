@@ -1,6 +1,8 @@
+import pytest
+
 from labeler.models import Chunk
 from labeler.store import Store, fts_terms
-from labeler.store.corpus import fts_query
+from labeler.store.corpus import fts_query, stage_chunks
 
 
 def test_upsert_chunks_counts_added_updated_and_keeps_the_index_in_step(store: Store) -> None:
@@ -94,3 +96,27 @@ def test_migrations_are_recorded_and_reopening_applies_nothing(tmp_path) -> None
         names = [r["name"] for r in again.query("SELECT name FROM _sqlite_migrations")]
     assert names[0] == "0001_initial"
     assert len(names) == len(set(names))
+
+
+def test_chunks_staged_apart_are_written_as_the_rows_are(store: Store) -> None:
+    """``stage_chunks`` (an importer's reading thread) then ``upsert_chunks`` is the same
+    write as ``upsert_chunks`` of the rows; a field the row lacks keeps its stored value."""
+    store.corpus.ensure_chunking("v1")
+    rows = [
+        {"id": "a", "text": "retry after 429", "doc_id": "d", "start": 0, "metadata": {"p": 1}},
+        {"id": "b", "text": "next page cursor", "title": "Paging"},
+    ]
+    assert store.corpus.upsert_chunks("v1", stage_chunks("v1", rows)) == (2, 0)
+    stored = store.query("SELECT id, doc_id, title, start, metadata FROM chunks ORDER BY id")
+    assert stored == [
+        {"id": "a", "doc_id": "d", "title": None, "start": 0, "metadata": '{"p": 1}'},
+        {"id": "b", "doc_id": None, "title": "Paging", "start": None, "metadata": None},
+    ]
+    assert store.corpus.upsert_chunks("v1", stage_chunks("v1", [{"id": "a", "text": "x"}])) == (
+        0,
+        1,
+    )
+    assert store.corpus.get_chunk("v1", "a").doc_id == "d"
+    assert [c.id for c in store.search.search_chunks("v1", "cursor")] == ["b"]
+    with pytest.raises(ValueError, match="rows staged for chunking 'v1', not 'v2'"):
+        store.corpus.upsert_chunks("v2", stage_chunks("v1", rows))

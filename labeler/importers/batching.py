@@ -13,6 +13,26 @@ from typing import Any, TypeVar
 from labeler.errors import LabelerError, shown
 
 
+def unique_batches(
+    rows: Iterable[tuple[int, dict]], *, path: Path, what: str, batch: int
+) -> Iterator[list[dict]]:
+    """The rows of ``(line, row)`` pairs in lists of ``batch``. An id seen twice in the file is
+    an error naming the second line."""
+    seen: set[str] = set()
+    pending: list[dict] = []
+    for line, row in rows:
+        if row["id"] in seen:
+            msg = f"duplicate {what} id {shown(row['id'])} in this file"
+            raise LabelerError(msg, path=path, line=line, field="id")
+        seen.add(row["id"])
+        pending.append(row)
+        if len(pending) >= batch:
+            yield pending
+            pending = []
+    if pending:
+        yield pending
+
+
 def upsert_unique(
     rows: Iterable[tuple[int, dict]],
     upsert: Callable[[Sequence[dict]], tuple[int, int]],
@@ -21,24 +41,19 @@ def upsert_unique(
     what: str,
     batch: int,
 ) -> tuple[int, int, int]:
-    """Write ``(line, row)`` pairs through ``upsert`` in batches; returns (added, updated,
-    unchanged). An id seen twice in the file is an error naming the second line."""
-    seen: set[str] = set()
-    pending: list[dict] = []
+    """Write ``(line, row)`` pairs through ``upsert`` in batches (``unique_batches``); returns
+    (added, updated, unchanged)."""
+    return upsert_batches(unique_batches(rows, path=path, what=what, batch=batch), upsert)
+
+
+def upsert_batches(
+    batches: Iterable[Sequence[Any]], upsert: Callable[[Sequence[Any]], tuple[int, int]]
+) -> tuple[int, int, int]:
+    """Each batch through ``upsert``; returns (added, updated, unchanged)."""
     added = updated = total = 0
-    for line, row in rows:
-        if row["id"] in seen:
-            msg = f"duplicate {what} id {shown(row['id'])} in this file"
-            raise LabelerError(msg, path=path, line=line, field="id")
-        seen.add(row["id"])
-        pending.append(row)
-        if len(pending) >= batch:
-            a, u = upsert(pending)
-            added, updated, total = added + a, updated + u, total + len(pending)
-            pending = []
-    if pending:
-        a, u = upsert(pending)
-        added, updated, total = added + a, updated + u, total + len(pending)
+    for rows in batches:
+        a, u = upsert(rows)
+        added, updated, total = added + a, updated + u, total + len(rows)
     return added, updated, total - added - updated
 
 

@@ -53,7 +53,13 @@ def import_beir(
     skipped = [0]
     with store.write():
         reports = [
-            write_chunks(store, corpus, _renamed(iter_jsonl(corpus, progress)), chunking=chunking)
+            write_chunks(
+                store,
+                corpus,
+                lambda counted: _renamed(iter_jsonl(corpus, counted)),
+                chunking=chunking,
+                progress=progress,
+            )
         ]
         split_queries = [
             (line, record)

@@ -44,7 +44,12 @@ from typing import Any
 
 from labeler.conversations import TurnRegister, check_history, read_messages, turn_id
 from labeler.errors import LabelerError, shown
-from labeler.importers.batching import batched, read_ahead, refuse_question_text_changes
+from labeler.importers.batching import (
+    Counted,
+    batched,
+    read_ahead,
+    refuse_question_text_changes,
+)
 from labeler.importers.staging import keyed, lines_named
 from labeler.models import ImportReport, Message, Turn
 from labeler.readers import (
@@ -61,6 +66,7 @@ from labeler.readers import (
 )
 from labeler.store import Store, check_reviewer
 from labeler.store.base import text_hash
+from labeler.store.corpus import StagedChunks, stage_chunks
 
 TAG_FIELDS = (
     "answerability",
@@ -284,11 +290,48 @@ def read_rewrites(path: str | Path) -> dict[str, str]:
 BATCH = 4_000  # turns read, then written, at a time (20,000 passages: as the chunk import)
 
 
+@dataclass(frozen=True, slots=True)
+class _Batch:
+    """A batch of turns as the reading thread hands it over: the passages new in the file
+    (chunk id -> (passage, line)) already checked and staged as chunks."""
+
+    tasks: list[Task]
+    fresh: dict[str, tuple[Context, int]]
+    staged: StagedChunks
+
+
+class _Passages:
+    """The passages of each batch that the file has not given before, checked and staged as
+    chunks in the reading thread (no database here): the passages' hashing and staging then
+    overlap the writing of the batch before. It keeps what the file said so far, for the
+    check that spans batches: a passage given another text than on an earlier line."""
+
+    def __init__(self, path: Path, chunking: str) -> None:
+        self.path, self.chunking = path, chunking
+        self.seen: dict[str, tuple[str, int]] = {}  # chunk id -> (text hash, line)
+
+    def batch(self, tasks: list[Task]) -> _Batch:
+        fresh: dict[str, tuple[Context, int]] = {}
+        for task in tasks:
+            for context in task.contexts:
+                digest = text_hash(context.text)
+                first = self.seen.setdefault(context.chunk_id, (digest, task.line))
+                if first[0] != digest:
+                    msg = (
+                        f"passage {shown(context.chunk_id)} has another text than on line"
+                        f" {first[1]}"
+                    )
+                    raise LabelerError(msg, path=self.path, line=task.line, field="contexts")
+                if first[1] == task.line:
+                    fresh.setdefault(context.chunk_id, (context, task.line))
+        rows = ({"id": c.chunk_id, "text": c.text, "title": c.title} for c, _ in fresh.values())
+        return _Batch(tasks, fresh, stage_chunks(self.chunking, rows))
+
+
 class _Writer:
     """Writes an import batch by batch: the passages and turns of each batch as it comes
     (while the next one is read), and at the end what needs every chunk and turn in place
-    (each annotator's labels, the passages to grade). It keeps what the file said so far, for
-    the checks that span batches: a passage given another text than on an earlier line."""
+    (each annotator's labels, the passages to grade)."""
 
     def __init__(
         self,
@@ -302,15 +345,14 @@ class _Writer:
     ) -> None:
         self.store, self.path, self.chunking = store, path, chunking
         self.tags, self.rewrites, self.replace_text = tags, rewrites, replace_text
-        self.passages: dict[str, tuple[str, int]] = {}  # chunk id -> (text hash, line)
         self.counts = Counter()
         self.conversations: set[str] = set()
         self.labels: dict[str, list[tuple[int, str, str, int]]] = {}
         self.unjudged: list[tuple[str, list[str]]] = []
 
-    def write(self, tasks: list[Task]) -> None:
-        tasks = [self._rewritten(t) for t in tasks]
-        self._passages(tasks)
+    def write(self, batch: _Batch) -> None:
+        tasks = [self._rewritten(t) for t in batch.tasks]
+        self._passages(batch)
         self._turns(tasks)
         for task in tasks:
             self.conversations.add(task.turn.conversation)
@@ -330,21 +372,9 @@ class _Writer:
         self.counts["rewrites"] += 1
         return replace(task, turn=replace(task.turn, rewrite=rewrite))
 
-    def _passages(self, tasks: list[Task]) -> None:
-        """The batch's passages as chunks, or matched by id to the chunks already there."""
-        fresh: dict[str, tuple[Context, int]] = {}
-        for task in tasks:
-            for context in task.contexts:
-                digest = text_hash(context.text)
-                first = self.passages.setdefault(context.chunk_id, (digest, task.line))
-                if first[0] != digest:
-                    msg = (
-                        f"passage {shown(context.chunk_id)} has another text than on line"
-                        f" {first[1]}"
-                    )
-                    raise LabelerError(msg, path=self.path, line=task.line, field="contexts")
-                if first[1] == task.line:
-                    fresh.setdefault(context.chunk_id, (context, task.line))
+    def _passages(self, batch: _Batch) -> None:
+        """The batch's new passages as chunks, or matched by id to the chunks already there."""
+        fresh = batch.fresh
         stored = self.store.corpus.get_chunks(self.chunking, list(fresh))
         for chunk_id, chunk in stored.items():
             context, line = fresh[chunk_id]
@@ -355,12 +385,10 @@ class _Writer:
                     " with --chunking NAME"
                 )
                 raise LabelerError(msg, path=self.path, line=line, field="contexts")
-        new = [
-            {"id": c.chunk_id, "text": c.text, "title": c.title}
-            for chunk_id, (c, _) in fresh.items()
-            if chunk_id not in stored
-        ]
-        self.counts["passages added"] += self.store.corpus.upsert_chunks(self.chunking, new)[0]
+        staged = batch.staged
+        if stored:
+            staged = StagedChunks(self.chunking, [r for r in staged.rows if r[1] not in stored])
+        self.counts["passages added"] += self.store.corpus.upsert_chunks(self.chunking, staged)[0]
         self.counts["passages there"] += len(stored)
 
     def _turns(self, tasks: list[Task]) -> None:
@@ -497,11 +525,16 @@ def import_mtrag(
     found = read_rewrites(rewrites) if rewrites else {}
     chunking = as_name(chunking or store.corpus.current_chunking(), what="chunking")
     writer = _Writer(store, path, chunking, tags, found, replace_text=replace_text)
-    batches = batched(lambda counted: read_tasks(path, mapping, prefix, counted), BATCH)
+    turns = batched(lambda counted: read_tasks(path, mapping, prefix, counted), BATCH)
+    passages = _Passages(path, chunking)
+
+    def batches(counted: Counted) -> Iterator[_Batch]:
+        return (passages.batch(tasks) for tasks in turns(counted))
+
     with store.write():
         store.corpus.ensure_chunking(chunking, source=str(path))
-        for tasks in read_ahead(batches, progress):
-            writer.write(tasks)
+        for batch in read_ahead(batches, progress):
+            writer.write(batch)
         if not writer.counts["turns"]:
             raise empty_file(path, "tasks")
         return writer.finish(rewrites)

@@ -645,6 +645,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--skip-cli", action="store_true", help="skip the CLI subprocess import")
     parser.add_argument("--skip-app", action="store_true", help="skip the AppTest reruns")
+    parser.add_argument(
+        "--imports-only", action="store_true", help="time the imports, then stop (#23)"
+    )
     args = parser.parse_args(argv)
     workdir = args.workdir or Path(tempfile.gettempdir()) / (
         f"bench_labeling_{args.chunks}_{args.questions}_{args.runs}_{args.depth}_{args.seed}"
@@ -683,6 +686,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             imports = {"chunks": None}
         else:
             imports = bench_imports(store, files, args.runs)
+        if args.imports_only:
+            print(f"load average now {os.getloadavg()[0]:.2f}")
+            return
         qids = store.questions.ids()
         rng = random.Random(args.seed + 1)
         sample = rng.sample(qids, min(args.samples, len(qids) - 1))
