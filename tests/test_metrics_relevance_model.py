@@ -92,3 +92,17 @@ def test_one_lucky_label_does_not_bend_a_band() -> None:
     # The other run's rank 13, never labelled, is as uncertain as the prior allows, but the
     # runs are alike a priori: not much likelier to be relevant.
     assert relevant_share(model, 0, 13) < 0.15
+
+
+def test_only_the_cells_asked_for_are_drawn_and_their_means_agree_with_the_draws() -> None:
+    """``sample`` for a few cells has one column per cell asked for; ``expected`` (each cell's
+    Dirichlet mean given the curves) averages to what the draws average to, with less spread."""
+    n = 20
+    model = RelevanceModel.fit(np.ones(n), np.zeros(n), np.arange(n) % 3, np.arange(n))
+    cells = cell(np.array([1, 0, 12]), np.array([0, 1, 12]))
+    draws = model.sample(np.random.default_rng(1), 20_000, cells)
+    means = model.expected(np.random.default_rng(2), 20_000, cells)
+    assert draws.shape == means.shape == (20_000, 3, 3)
+    assert np.allclose(means.sum(axis=-1), 1.0)
+    assert means.mean(axis=0) == pytest.approx(draws.mean(axis=0), abs=0.01)
+    assert (means.std(axis=0) < draws.std(axis=0)).all()

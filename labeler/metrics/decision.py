@@ -49,6 +49,7 @@ TIE = 1e-12
 _CELLS = 1 << 22
 _DRAW_CELLS = 1 << 19
 SHORTLIST = 200  # pairs weighed exactly, at least
+EXPECTED_WORLDS = 200  # draws of the curves behind the grade probabilities of the next pairs
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,7 +216,6 @@ def simulate(
     totals = np.zeros(worlds)
     counts = np.zeros(worlds)
     question_sums = np.zeros(frame.q)
-    theta_sums = 0.0
     batch = max(1, _CELLS // max(frame.n, 1))  # worlds whose d are summed in one step
     step = max(1, _DRAW_CELLS // max(frame.n, 1))  # worlds drawn and scored at a time
     done = 0
@@ -224,7 +224,6 @@ def simulate(
         theta = model.sample(rng, stop - done, used)
         if prior is not None:
             theta = prior.combine(judge_rng, theta)
-        theta_sums = theta_sums + theta.sum(axis=0)
         # Per world and slot, the draw below which a chunk gets 0, and below which 0 or 1.
         zero = theta[..., 0].astype(np.float32)[:, slot_cell]
         upto_one = (theta[..., 0] + theta[..., 1]).astype(np.float32)[:, slot_cell]
@@ -247,7 +246,14 @@ def simulate(
         error = max(np.sqrt(p * (1 - p) / done), 1.0 / done)
         if all(abs(p - t) > 4 * error for t in thresholds):
             break
-    probabilities = theta_sums[slot_cell] / done
+    # The grade probabilities that weigh the next pairs: each cell's mean distribution given
+    # the curves, over EXPECTED_WORLDS draws of the curves from a stream of their own, however
+    # early the simulation stopped (they were the mean of 800 Dirichlet draws when every world
+    # was drawn ahead; a mean given the curves is steadier than a draw around it).
+    expected = model.expected(np.random.default_rng([seed, 13]), EXPECTED_WORLDS, used)
+    if prior is not None:
+        expected = prior.combine(np.random.default_rng([seed, 17]), expected)
+    probabilities = expected.mean(axis=0)[slot_cell]
     totals, counts = totals[:done], counts[:done]
     means = np.divide(totals, counts, out=np.zeros(done), where=counts > 0)
     return Simulation(
