@@ -170,7 +170,7 @@ def mean_bounds(bounds: Bounds) -> tuple[float, float, int]:
 class Simulation:
     """What the simulated worlds say: P(A beats B), the expected mean difference, each
     question's expected d, the expected number of scored questions, and the mean grade
-    distribution of every unjudged slot (worlds x slots average)."""
+    distribution of every unjudged slot (its cell's mean given the curves, over their draws)."""
 
     probability: float
     expected: float
