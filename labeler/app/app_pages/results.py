@@ -8,7 +8,6 @@ calls and draws. Untrusted text (questions) only appears in table cells.
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from labeler.app import breakdown, decide
@@ -31,6 +30,7 @@ from labeler.metrics.summary import (
 )
 from labeler.numbers import plain, signed
 from labeler.sources import checked_run, compare_versions, version_labels
+from labeler.spreadsheet import csv_text
 from labeler.versions.history import intact_versions, list_versions, names_under
 
 store = get_store()
@@ -251,13 +251,14 @@ def per_question(a, b, metrics: list[str], texts: dict[str, str]) -> None:
     ]
     show_table(shown, columns, key="results_questions", tall=True)
     if len(shown) < len(table):
+        names = [c.name for c in columns]  # question texts are data: cells neutralised
         st.caption(
             f"The {QUESTION_ROWS // 2} questions each run wins by most, of {len(table):,};"
             " the file below holds them all."
         )
         st.download_button(
             "Every question (CSV)",
-            pd.DataFrame(table).to_csv(index=False).encode("utf-8"),
+            csv_text([names, *([row[n] for n in names] for row in table)]).encode("utf-8"),
             file_name=f"{a.run}-vs-{b.run}-{metric}.csv",
             mime="text/csv",
             key="results_questions_csv",
