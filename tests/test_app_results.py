@@ -16,7 +16,7 @@ from labeler.importers import import_run
 from labeler.metrics import evaluate, read_qrels
 from labeler.metrics.comparison import compare
 from labeler.store import Store
-from tests.conftest import captions, html_table, notes
+from tests.conftest import captions, html_table, notes, write_jsonl
 from tests.test_sources import DENSE
 
 APP = str(Path(__file__).resolve().parents[1] / "labeler" / "app" / "streamlit_app.py")
@@ -311,3 +311,44 @@ def test_no_breakdown_without_conversations(project: Store) -> None:
     at = open_page()
     with pytest.raises(KeyError):
         at.container(key="results_by_turn")
+
+
+def test_past_300_questions_the_table_keeps_each_runs_largest_wins(
+    store: Store, tmp_path: Path, monkeypatch
+) -> None:
+    """302 scored questions: the table holds the 150 each run wins by most, the rest is in the
+    CSV, the chart's bars are 200 means of runs of questions, and the question picker lists
+    the table's questions only (a selectbox of 10,000 was most of a large page's time)."""
+    n = 302
+    chunks = [{"id": f"c{i}", "text": f"chunk {i}"} for i in range(n)] + [
+        {"id": "other", "text": "a chunk no question wants"}
+    ]
+    questions = [{"id": f"q{i:03d}", "question": f"question {i}?"} for i in range(n)]
+    # A finds every question's chunk first; B only the even ones' (second after "other").
+    run_a = "".join(f"q{i:03d} Q0 c{i} 1 2 A\nq{i:03d} Q0 other 2 1 A\n" for i in range(n))
+    run_b = "".join(
+        f"q{i:03d} Q0 other 1 2 B\n" + (f"q{i:03d} Q0 c{i} 2 1 B\n" if i % 2 == 0 else "")
+        for i in range(n)
+    )
+    from labeler.importers import import_chunks, import_questions
+
+    import_chunks(store, write_jsonl(tmp_path / "chunks.jsonl", chunks))
+    import_questions(store, write_jsonl(tmp_path / "questions.jsonl", questions))
+    for name, text in (("a", run_a), ("b", run_b)):
+        (tmp_path / f"{name}.trec").write_text(text, encoding="utf-8")
+        import_run(store, tmp_path / f"{name}.trec")
+    for i in range(n):
+        store.labels.set_grade(f"q{i:03d}", "default", f"c{i}", "ana", 2)
+    monkeypatch.setenv("LABELER_DB", str(store.path))
+    monkeypatch.setenv("LABELER_EXPORTS", str(tmp_path / "exports"))
+    at = open_page()
+    rows = table(at, "results_questions")
+    assert len(rows) == 300
+    assert "The 150 questions each run wins by most, of 302;" in " ".join(
+        c.value for c in at.caption
+    )
+    assert len(at.get("download_button")) == 1
+    assert len(at.selectbox(key="results_open_question").options) == 300
+    (chart,) = [h.proto.body for h in at.html if '<div class="lbl-bars">' in h.proto.body]
+    assert chart.count("lbl-bar-col") == 151  # runs of 2 questions
+    assert "A better (302)" in chart  # rank 1 against rank 2 (even) or not found (odd)
