@@ -59,6 +59,8 @@ def test_each_bar_of_the_chart_names_its_question(demo_db, serve, page) -> None:
     assert titles[0] == "fernleaf-gift-card::1: -0.500"
     values = [float(t.rpartition(": ")[2]) for t in titles]
     assert values == sorted(values)
-    box = page.locator(".lbl-bars").bounding_box()
-    assert box["height"] >= 150
+    chart = page.locator(".lbl-bars")
+    chart.scroll_into_view_if_needed()
+    assert chart.bounding_box()["height"] >= 150
+    page.wait_for_timeout(300)
     screenshot(page, "results-question-chart")
