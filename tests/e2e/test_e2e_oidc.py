@@ -81,5 +81,7 @@ def test_an_email_no_account_has_is_refused(oidc_server: Server, provider: Provi
     provider.user = {"email": "mallory@elsewhere.example", "name": "Mallory"}
     oidc_login(page, oidc_server)
     page.get_by_text("No account on this project has the email").wait_for()
-    assert page.locator(".st-key-label_card_0").count() == 0
+    # The button comes in the same run, just after the message: wait for it, then count.
+    page.get_by_role("button", name="Use another account").wait_for()
     assert page.get_by_role("button", name="Use another account").count() == 1
+    assert page.locator(".st-key-label_card_0").count() == 0
