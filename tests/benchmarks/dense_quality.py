@@ -10,10 +10,11 @@ Prints, for each embedding model asked for, on the same questions and chunks:
 - RRF's nDCG@10 for k = 10, 30, 60, 100 (the constant's choice, docs/dense.md);
 - the embedding time (wall and CPU seconds per chunk) of the run.
 
-The collection (CC BY 4.0, described in its README): 16,407 MedQuAD answers and 2,906 questions
+The collection (CC BY 4.0; source and licence in tests/data/README.md, kept xz-compressed in
+tests/data/medquad_collection/): 16,407 MedQuAD answers and 2,906 questions
 with one relevant answer each (or its exact duplicates). Nothing here reaches the network:
 
-    python tests/benchmarks/dense_quality.py --data ../shared/data/medquad \\
+    python tests/benchmarks/dense_quality.py \\
         --model all-MiniLM-L6-v2-int8 --model multilingual-e5-small-q4 \\
         --model minilm-l6-torch --questions 500 --chunks 3000
 
@@ -35,6 +36,7 @@ import argparse
 import hashlib
 import importlib
 import json
+import lzma
 import os
 import random
 import sys
@@ -115,16 +117,24 @@ def load_model(name: str, threads: int):
 # the collection -----------------------------------------------------------------------------
 
 
+def read_text(path: Path) -> str:
+    """A file of the collection, xz-compressed as the repository keeps it (``NAME.xz``), or
+    plain (another copy given with ``--data``)."""
+    packed = path.with_name(path.name + ".xz")
+    if packed.is_file():
+        return lzma.decompress(packed.read_bytes()).decode("utf-8")
+    return path.read_text(encoding="utf-8")
+
+
 def read_jsonl(path: Path) -> list[dict]:
-    with path.open(encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+    return [json.loads(line) for line in read_text(path).splitlines() if line.strip()]
 
 
 def read_collection(data: Path) -> tuple[list[dict], list[dict], dict[str, dict[str, int]]]:
     chunks = read_jsonl(data / "corpus.jsonl")
     questions = read_jsonl(data / "questions.jsonl")
     qrels: dict[str, dict[str, int]] = {}
-    for line in (data / "qrels.trec").read_text(encoding="utf-8").splitlines():
+    for line in read_text(data / "qrels.trec").splitlines():
         qid, _, cid, grade = line.split()
         qrels.setdefault(qid, {})[cid] = int(grade)
     return chunks, [q for q in questions if q["id"] in qrels], qrels
@@ -238,7 +248,7 @@ def pool_figures(qrels, bm25, dense, depth) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data" / "medquad")
+    parser.add_argument("--data", type=Path, default=REPO / "tests" / "data" / "medquad_collection")
     parser.add_argument("--model", action="append", default=[])
     parser.add_argument("--questions", type=int, default=0)
     parser.add_argument("--chunks", type=int, default=0)
