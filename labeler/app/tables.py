@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 import streamlit as st
 
+from labeler.metrics.comparison import TIE
 from labeler.numbers import plain, signed
 
 DASH = "\N{EM DASH}"
@@ -141,14 +142,14 @@ def differences_html(
         else:
             first, last = start + 1, start + len(part)
             label = f"questions {first:,}-{last:,} of {n:,}: mean {signed(value, 3)}"
-        side = "lbl-a" if value > 1e-12 else "lbl-b" if value < -1e-12 else "lbl-tie"
+        side = "lbl-a" if value > TIE else "lbl-b" if value < -TIE else "lbl-tie"
         height = max(round(50 * abs(value) / scale, 1), 0.6)
         bars.append(
             f'<span class="lbl-bar-col {side}" title="{_escape(label)}">'
             f'<span style="height:{height}%"></span></span>'
         )
-    wins = sum(d > 1e-12 for d in differences)
-    losses = sum(d < -1e-12 for d in differences)
+    wins = sum(d > TIE for d in differences)
+    losses = sum(d < -TIE for d in differences)
     legend = (
         f'<div class="lbl-legend"><span class="lbl-a">&#9632;</span> {_escape(run_a)} better'
         f' ({wins:,}) &nbsp; <span class="lbl-tie">&#9632;</span> tie ({n - wins - losses:,})'

@@ -2,10 +2,10 @@
 reviewer reads the first page.
 
 The Results page's first open paid for one-time work of the server process: importing the
-metric engine's comparison and summary modules, label next, the versions' reader and diff, and
-pandas' Arrow-backed strings (pyarrow.compute and its version checks, about 0.3 s of CPU on
-the first DataFrame of strings). py-spy found these at about half the page's CPU on its first
-open (issue #23). Done once per process, off the script thread, they cost a page nothing.
+metric engine's comparison and summary modules, label next, the versions' reader and diff.
+py-spy found these at about half the page's CPU on its first open (issue #23). Done once per
+process, off the script thread, they cost a page nothing. (The page draws no DataFrame since
+its tables became HTML, so pandas' Arrow strings are no longer warmed for it.)
 
 Then the imported runs are read as the engine takes them (``kept_run``, kept until a run is
 imported): at 10,000 questions x 3 runs of 20 that read was 1.5-2.2 s of the Results page's
@@ -22,8 +22,6 @@ log = logging.getLogger(__name__)
 
 
 def _warm(db: str | None) -> None:
-    import pandas as pd
-
     import labeler.app.tables
     import labeler.grading.decide
     import labeler.metrics.comparison
@@ -31,7 +29,6 @@ def _warm(db: str | None) -> None:
     import labeler.sources
     import labeler.versions.diff  # noqa: F401
 
-    pd.DataFrame({"text": ["a"]}).astype(str)  # pandas' Arrow strings load on first use
     if db is not None:
         _read_runs(db)
 

@@ -385,9 +385,7 @@ class _Writer:
                     " with --chunking NAME"
                 )
                 raise LabelerError(msg, path=self.path, line=line, field="contexts")
-        staged = batch.staged
-        if stored:
-            staged = StagedChunks(self.chunking, [r for r in staged.rows if r[1] not in stored])
+        staged = batch.staged.without(stored) if stored else batch.staged
         self.counts["passages added"] += self.store.corpus.upsert_chunks(self.chunking, staged)[0]
         self.counts["passages there"] += len(stored)
 

@@ -35,6 +35,11 @@ class StagedChunks:
     def __len__(self) -> int:
         return len(self.rows)
 
+    def without(self, chunk_ids: Iterable[str]) -> StagedChunks:
+        """The batch less the rows of ``chunk_ids``."""
+        left = set(chunk_ids)
+        return StagedChunks(self.chunking, [r for r in self.rows if r[1] not in left])
+
 
 def stage_chunks(chunking: str, rows: Iterable[dict]) -> StagedChunks:
     """The rows ``Corpus.upsert_chunks`` takes (see there) as the tuples it stages: the

@@ -231,11 +231,19 @@ def per_question(a, b, metrics: list[str], texts: dict[str, str]) -> None:
     rows = question_differences(a, b, metric)
     if not rows:
         return
-    questions = [r.question for r in rows]
-    st.html(differences_html(questions, [r.difference for r in rows], a.run, b.run, metric))
+    st.html(
+        differences_html(
+            [r.question for r in rows], [r.difference for r in rows], a.run, b.run, metric
+        )
+    )
     table = [
-        {"question": r.question, "text": texts.get(r.question, ""), a.run: r.a, b.run: r.b}
-        | {"difference": r.difference}
+        {
+            "question": r.question,
+            "text": texts.get(r.question, ""),
+            a.run: r.a,
+            b.run: r.b,
+            "difference": r.difference,
+        }
         for r in rows
     ]
     shown = table
