@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from labeler.errors import LabelerError
 from labeler.metrics.contest import build_contest
+from labeler.metrics import decision
 from labeler.metrics.decision import decide, mean_bounds
 from labeler.metrics.difference import Frame, difference_of
 from tests import label_next_sim as sim
@@ -209,3 +210,28 @@ def test_comparisons_called_likely_are_right_in_simulation() -> None:
                 named.append(trace.named == truth)
     assert len(named) >= 10
     assert sum(named) / len(named) >= 0.95
+
+
+@pytest.mark.parametrize("metric", ["ndcg@5", "map@5", "recall@5", "precision@3", "mrr@5"])
+def test_the_regraded_bounds_kept_between_decisions_change_no_figure(metric) -> None:
+    """Label next keeps each slot's regraded bounds by what they read (decision._REGRADED):
+    along a labelling session, every decision with them kept is the one worked out afresh."""
+    rng = np.random.default_rng(3)
+    chunks = [f"c{j}" for j in range(12)]
+    questions = [f"q{i}" for i in range(8)]
+    run_a = {q: list(rng.permutation(chunks)[:7]) for q in questions}
+    run_b = {q: list(rng.permutation(chunks)[:7]) for q in questions}
+    truth = {q: {c: int(rng.choice(3, p=[0.6, 0.25, 0.15])) for c in chunks} for q in questions}
+    qrels: dict[str, dict[str, int]] = {q: {} for q in questions}
+    for step in range(8):
+        kept = decide(qrels, run_a, run_b, metric, budget=None, seed=step)
+        decision._REGRADED.clear()
+        afresh = decide(qrels, run_a, run_b, metric, budget=None, seed=step)
+        assert kept.pairs == afresh.pairs
+        assert (kept.low, kept.high, kept.probability) == (
+            afresh.low,
+            afresh.high,
+            afresh.probability,
+        )
+        for pair in kept.pairs[:3]:
+            qrels[pair.question][pair.chunk] = truth[pair.question][pair.chunk]

@@ -1,23 +1,26 @@
 """What every page shares: the store of this run, the reviewer, and the one error wrapper.
 
-The store's lifecycle. Streamlit runs every script run on a new thread, and a SQLite
-connection may only be used on the thread that opened it, so a store is never kept from one run
-to the next. Each run has its own:
+The store's lifecycle. Streamlit runs every script run on a new thread. A store belongs to one
+run at a time: a run takes one at its first ``get_store()`` and gives it back when it ends, and
+the next run (on another thread) may take it again. Opening a SQLite connection and reading its
+schema cost about a millisecond, paid twice by a key in the "decide A vs B" queue (the card's
+run and the status line's) before stores were handed on (issue #23). Each run has its own:
 
-- the entrypoint opens it at the start of a script run and closes it in a ``finally``
+- the entrypoint takes it at the start of a script run and gives it back in a ``finally``
   (``run_scope``), so every page of that run shares one connection;
 - a fragment rerun does not run the entrypoint: a fragment that reads the database is declared
-  with ``store_fragment``, which gives the fragment run the same scope (opened on first use,
-  closed in a ``finally``); during a full run it simply joins the entrypoint's scope;
+  with ``store_fragment``, which gives the fragment run the same scope (taken on first use,
+  given back in a ``finally``); during a full run it simply joins the entrypoint's scope;
 - widget callbacks run before the script (or the fragment) they belong to, on the same thread:
-  the first ``get_store()`` of a run opens the store, and the scope that follows adopts it and
-  closes it.
+  the first ``get_store()`` of a run takes the store, and the scope that follows adopts it and
+  gives it back.
 
-The run's store is held per thread (``threading.local``: unlike a thread id, it dies with its
-thread, so a reused id never sees another run's store). ``get_store()`` returns a handle that
-always means "the store of the run executing now", so a page may keep ``store = get_store()`` at
-its top and use it in its callbacks: a callback runs in a later run, and the handle resolves to
-that run's store, never to a closed one.
+A store given back inside a transaction (a run that failed half-way through a write) is closed,
+not handed on. The run's store is held per thread (``threading.local``: unlike a thread id, it
+dies with its thread, so a reused id never sees another run's store). ``get_store()`` returns a
+handle that always means "the store of the run executing now", so a page may keep ``store =
+get_store()`` at its top and use it in its callbacks: a callback runs in a later run, and the
+handle resolves to that run's store, never to one given back.
 """
 
 from __future__ import annotations
@@ -59,14 +62,46 @@ def exports_path() -> str:
     return str(exports_dir(db_path()))
 
 
+_IDLE: dict[str, list[Store]] = {}  # stores no run holds, per database
+_IDLE_LOCK = threading.Lock()
+_IDLE_KEEP = 4  # per database: as many as runs that overlap (sessions, fragments, threads)
+
+
+def _take(path: str) -> Store:
+    with _IDLE_LOCK:
+        idle = _IDLE.get(path)
+        if idle:
+            return idle.pop()
+    store = Store(path, handed=True)
+    if store.versions.unsigned():  # the first open after migration 0009
+        resign_recorded(store)
+    return store
+
+
+def _give_back(store: Store) -> None:
+    """Keep the store for the next run, unless it is inside a transaction or enough are kept.
+    Only one database's are kept: a server has one; a test session moves from one to the next,
+    and the last one's are closed rather than left open."""
+    others: list[Store] = []
+    if not store.conn.in_transaction:
+        path = str(store.path)
+        with _IDLE_LOCK:
+            for other in [p for p in _IDLE if p != path]:
+                others += _IDLE.pop(other)
+            idle = _IDLE.setdefault(path, [])
+            if len(idle) < _IDLE_KEEP:
+                idle.append(store)
+                store = None
+    for closing in (*others, *([store] if store is not None else [])):
+        closing.close()
+
+
 def _current() -> Store:
-    """The store of the run on this thread, opened on first use."""
+    """The store of the run on this thread, taken on first use."""
     store = getattr(_run, "store", None)
     if store is None:
-        store = Store(db_path())
+        store = _take(db_path())
         _run.store = store
-        if store.versions.unsigned():  # the first open after migration 0009
-            resign_recorded(store)
     return store
 
 
@@ -97,7 +132,7 @@ def get_store() -> Store:
 
 @contextlib.contextmanager
 def run_scope() -> Iterator[None]:
-    """One script run or fragment run: the store opened in it is closed when it ends.
+    """One script run or fragment run: the store taken in it is given back when it ends.
 
     Scopes nest (a fragment running inside the full script joins the entrypoint's scope); only
     the outermost one closes the store.
@@ -112,7 +147,7 @@ def run_scope() -> Iterator[None]:
             store = getattr(_run, "store", None)
             _run.store = None
             if store is not None:
-                store.close()
+                _give_back(store)
 
 
 def store_fragment(

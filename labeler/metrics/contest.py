@@ -91,6 +91,20 @@ class Contest:
         """Slots per question."""
         return np.diff(self.starts)
 
+    def question_key(self, q: int) -> bytes:
+        """Everything of question ``q`` that its ``d`` and its bounds read, for one metric: its
+        slots' places in A's and B's top k, their grades and its labels outside the pool (a
+        cache key; its length fixes the slot count, so no two questions share one by accident)."""
+        start, end = int(self.starts[q]), int(self.starts[q + 1])
+        return b"".join(
+            (
+                self.pos_a[start:end].tobytes(),
+                self.pos_b[start:end].tobytes(),
+                self.grade[start:end].tobytes(),
+                self.out_grades[q].tobytes(),
+            )
+        )
+
     def with_grades(self, grade: np.ndarray) -> Contest:
         """The same pool with more grades (-1: unjudged): the simulations' oracle step. Slots
         judged here for the first time join the relevance model's observations."""

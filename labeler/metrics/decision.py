@@ -22,6 +22,8 @@ depend only on the inputs and ``seed``.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
@@ -29,7 +31,7 @@ import numpy as np
 
 from labeler.errors import LabelerError
 from labeler.metrics.contest import Contest, build_contest
-from labeler.metrics.difference import RELEVANT, Bounds, Difference, Frame, difference_of
+from labeler.metrics.difference import Bounds, Difference, Frame, difference_of
 from labeler.metrics.judge_prior import LEVELS, JudgePrior, slot_grades
 from labeler.metrics.relevance_model import RelevanceModel, cell
 from labeler.metrics.tables import Run, as_run
@@ -218,6 +220,16 @@ def simulate(
     question_sums = np.zeros(frame.q)
     batch = max(1, _CELLS // max(frame.n, 1))  # worlds whose d are summed in one step
     step = max(1, _DRAW_CELLS // max(frame.n, 1))  # worlds drawn and scored at a time
+    # Only the questions with an unjudged slot are scored in each world; the others' d is the
+    # same in every world, scored once (each question's d reads its own slots only, so every
+    # figure is what scoring them all in every world gives, to the last bit).
+    moving = np.zeros(frame.q, dtype=bool)
+    moving[c.question[free]] = True
+    fixed_d, fixed_scored = difference.evaluate(frame, known[None])
+    fixed_d, fixed_scored = fixed_d[0] * ~moving, int((fixed_scored[0] & ~moving).sum())
+    part = Frame.of(c.take(np.flatnonzero(moving)))
+    part_known = np.maximum(part.contest.grade, 0).astype(np.int8)
+    part_free = np.flatnonzero(~part.judged)  # the same slots as ``free``, in the same order
     done = 0
     while done < worlds:
         stop = min(worlds, done + ROUND)
@@ -235,10 +247,13 @@ def simulate(
                 draw = rng.random((last - first, len(free)), dtype=np.float32)
                 grades = (draw >= zero[first - done : last - done]).astype(np.int8)
                 grades += draw >= upto_one[first - done : last - done]
-                gradings = np.repeat(known[None, :], last - first, axis=0)
-                gradings[:, free] = grades
-                d[first - start : last - start], scored = difference.evaluate(frame, gradings)
-                counts[first:last] = scored.sum(axis=1)
+                gradings = np.repeat(part_known[None, :], last - first, axis=0)
+                gradings[:, part_free] = grades
+                d[first - start : last - start] = fixed_d
+                d[first - start : last - start, moving], scored = difference.evaluate(
+                    part, gradings
+                )
+                counts[first:last] = scored.sum(axis=1) + fixed_scored
             totals[start:end] = d.sum(axis=1)
             question_sums += d.sum(axis=0)
         done = stop
@@ -335,21 +350,69 @@ def _exact_gains(
     labelled: its question bounded again with the slot at each grade, weighed by the model's
     grade probabilities and by each run's probability of being the better one."""
     c = frame.contest
-    levels = (0, RELEVANT) if difference.binary else (0, 1, 2)
     questions = c.question[slots]
-    copies = c.take(np.repeat(questions, len(levels)))
-    grade = copies.grade.copy()
-    at = copies.starts[:-1] + np.repeat(slots - c.starts[questions], len(levels))
-    grade[at] = np.tile(np.asarray(levels, dtype=np.int8), len(slots))
-    after = difference.bounds(Frame.of(copies.with_grades(grade)))
+    after = _regraded_bounds(frame, difference, slots)
     gains = np.zeros(len(slots))
     for sign, side in ((1.0, p_a), (-1.0, 1.0 - p_a)):
         if side <= 0.0:
             continue
         before = _margin(bounds, sign)[questions]
-        moved = _margin(after, sign).reshape(len(slots), len(levels)) - before[:, None]
+        moved = _margin(after, sign).reshape(len(slots), -1) - before[:, None]
         gains += side * (level_probability * np.maximum(moved, 0.0)).sum(axis=1)
     return gains
+
+
+# Each slot's question bounded again with the slot at each level, kept by what those bounds
+# read (``Contest.question_key``): after a grade only the graded question's slots are bounded
+# again, where every shortlisted slot was (most of a key's cost in the "decide A vs B" queue).
+_REGRADED: OrderedDict[tuple, np.ndarray] = OrderedDict()
+_REGRADED_LOCK = threading.Lock()  # the app decides from several threads
+_REGRADED_KEEP = 50_000  # slots kept: a few MB
+
+
+def _regraded_bounds(frame: Frame, difference: Difference, slots: np.ndarray) -> Bounds:
+    """Bounds of each slot's question with the slot graded at each of the metric's levels
+    (slot-major: len(slots) x levels rows), worked out only for slots not kept."""
+    c = frame.contest
+    levels = difference.levels()
+    questions = c.question[slots]
+    metric = (str(c.metric), c.cut, c.options)
+    keys_of = {int(q): c.question_key(int(q)) for q in np.unique(questions).tolist()}
+    keys = [
+        (metric, keys_of[q], offset)
+        for q, offset in zip(
+            questions.tolist(), (slots - c.starts[questions]).tolist(), strict=True
+        )
+    ]
+    with _REGRADED_LOCK:
+        found = [_REGRADED.get(key) for key in keys]
+    missing = np.flatnonzero(np.fromiter((f is None for f in found), bool, len(found)))
+    if len(missing):
+        fresh = slots[missing]
+        owners = c.question[fresh]
+        copies = c.take(np.repeat(owners, len(levels)))
+        grade = copies.grade.copy()
+        at = copies.starts[:-1] + np.repeat(fresh - c.starts[owners], len(levels))
+        grade[at] = np.tile(np.asarray(levels, dtype=np.int8), len(fresh))
+        new = difference.bounds(Frame.of(copies.with_grades(grade)))
+        rows = np.stack([new.low, new.high, new.can_drop, new.can_score], axis=1)
+        rows = rows.reshape(len(fresh), len(levels), 4)
+        with _REGRADED_LOCK:
+            for i, row in zip(missing.tolist(), rows, strict=True):
+                found[i] = row
+                _REGRADED[keys[i]] = row
+            while len(_REGRADED) > _REGRADED_KEEP:
+                _REGRADED.popitem(last=False)
+    table = np.concatenate(found).reshape(-1, 4) if found else np.zeros((0, 4))
+    return Bounds(
+        low=table[:, 0],
+        high=table[:, 1],
+        can_score=table[:, 3].astype(bool),
+        can_drop=table[:, 2].astype(bool),
+        exact=np.ones(len(table), dtype=bool),
+        arg_low=np.zeros(0, dtype=np.int8),
+        arg_high=np.zeros(0, dtype=np.int8),
+    )
 
 
 def _flippers(bounds: Bounds, simulation: Simulation) -> np.ndarray:

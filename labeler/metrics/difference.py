@@ -133,6 +133,15 @@ def gain_table(frame: Frame) -> np.ndarray:
     return np.array([0.0, 1.0, 2.0] if frame.contest.options.gains == "linear" else [0.0, 1, 3])
 
 
+def gained(frame: Frame, gradings: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``gain_table(frame)[gradings] * w``, to the last bit (each gain is a small whole number,
+    exact in either type), without the table lookup: a lookup by an int8 array took four times
+    the rest of a simulated world's nDCG."""
+    if frame.contest.options.gains == "linear":
+        return gradings * w
+    return (gradings + (gradings == 2)) * w
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class Bounds:
     """Per question, over the gradings of its unjudged slots that leave it scored: the least
@@ -385,9 +394,8 @@ class Ndcg(Difference):
         return gains[2] * cumulative[t] + gains[1] * (cumulative[both] - cumulative[t])
 
     def values(self, frame, gradings, relevant, total):
-        gains = gain_table(frame)
         out = frame.contest.out_grades
-        numerator = frame.segment(gains[gradings] * self.w(frame))
+        numerator = frame.segment(gained(frame, gradings, self.w(frame)))
         twos = frame.segment((gradings == 2).astype(np.int64)) + out[:, 2]
         ones = frame.segment((gradings == 1).astype(np.int64)) + out[:, 1]
         ideal = self.ideal(frame, twos, ones)
@@ -397,7 +405,7 @@ class Ndcg(Difference):
         c = frame.contest
         gains = gain_table(frame)
         w = self.w(frame)
-        numerator = frame.segment(gains[grading] * w)
+        numerator = frame.segment(gained(frame, grading, w))
         twos = frame.segment((grading == 2).astype(np.int64)) + c.out_grades[:, 2]
         ones = frame.segment((grading == 1).astype(np.int64)) + c.out_grades[:, 1]
         old = grading[slots]
@@ -417,7 +425,7 @@ class Ndcg(Difference):
         w = self.w(frame)
         known = _known(frame)
         free = ~frame.judged
-        base = frame.segment(gains[known] * w)
+        base = frame.segment(gained(frame, known, w))
         judged_twos = frame.segment((frame.judged & (c.grade == 2)).astype(np.int64))
         judged_ones = frame.segment((frame.judged & (c.grade == 1)).astype(np.int64))
         twos0, ones0 = judged_twos + c.out_grades[:, 2], judged_ones + c.out_grades[:, 1]

@@ -58,8 +58,8 @@ from labeler.store.versions import Versions
 class Store(Database):
     """The database of one labelling project: its connection and its facets."""
 
-    def __init__(self, path: str | Path, *, migrate: bool = True) -> None:
-        super().__init__(path, migrate=migrate)
+    def __init__(self, path: str | Path, *, migrate: bool = True, handed: bool = False) -> None:
+        super().__init__(path, migrate=migrate, handed=handed)
         self.labels = Labels(self)
         self.corpus = Corpus(self, self.labels)
         self.search = Search(self)

@@ -53,7 +53,10 @@ def text_hash(text: str) -> str:
 class Database:
     """Opens the database, applies migrations, and hands out transactions."""
 
-    def __init__(self, path: str | Path, *, migrate: bool = True) -> None:
+    def __init__(self, path: str | Path, *, migrate: bool = True, handed: bool = False) -> None:
+        """``handed``: the connection may be handed from one thread to the next (never used by
+        two at once: the app's runs take turns with it, see ``labeler.app.state``); else
+        SQLite's own check keeps it on the thread that opened it."""
         self.path = Path(path)
         in_memory = str(path) == ":memory:"
         if not in_memory and self.path.is_dir():
@@ -61,20 +64,20 @@ class Database:
         if not in_memory and self.path.parent and not self.path.parent.exists():
             self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._open(path, in_memory=in_memory, migrate=migrate)
+            self._open(path, in_memory=in_memory, migrate=migrate, handed=handed)
         except sqlite3.DatabaseError as error:
             if getattr(self, "db", None) is not None:
                 self.db.close()
             msg = f"not a labeler database (SQLite says: {error})"
             raise LabelerError(msg, path=self.path) from None
 
-    def _open(self, path: str | Path, *, in_memory: bool, migrate: bool) -> None:
+    def _open(self, path: str | Path, *, in_memory: bool, migrate: bool, handed: bool) -> None:
         """Connect, check that the file is a SQLite database, and bring its schema up to date.
         A file that is not a database raises sqlite3.DatabaseError at the first statement."""
         self.db = None
-        # SQLite's own check stays on: a store is used on the thread that opened it (the app
-        # opens one per script run, see labeler.app.state), and a slip fails loudly.
-        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        conn = sqlite3.connect(
+            str(path), timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=not handed
+        )
         self.db = sqlite_utils.Database(conn, execute_plugins=False)
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
