@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from labeler.errors import LabelerError
-from labeler.metrics.contest import build_contest
 from labeler.metrics import decision
+from labeler.metrics.contest import build_contest
 from labeler.metrics.decision import decide, mean_bounds
 from labeler.metrics.difference import Frame, difference_of
 from tests import label_next_sim as sim

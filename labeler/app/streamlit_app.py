@@ -2,9 +2,9 @@
 their role may open.
 
 Run it with ``labeler serve`` (or ``labeler demo``); the database comes from LABELER_DB. The
-whole script run, the page included, is one ``run_scope``: the run's store is opened here and
-closed in its ``finally`` (see ``labeler.app.state``). Nothing of the project is drawn before
-``auth.gate`` has let the visitor in: on a team server, only the login form.
+whole script run, the page included, is one ``run_scope``: the run takes its store here and
+gives it back in its ``finally`` (see ``labeler.app.state``). Nothing of the project is drawn
+before ``auth.gate`` has let the visitor in: on a team server, only the login form.
 """
 
 from __future__ import annotations
