@@ -501,8 +501,9 @@ def export_testset(
     Raises DisagreementError when reviewers disagree and no policy settles it, and
     LabelerError when no question qualifies, or when questions fall short of the completeness
     required and ``--partial error`` was asked. ``actor``: the person exporting, whose right to
-    is checked (the app always names its logged-in account; a script holding the file may name
-    nobody).
+    is checked and whose name the database records beside the version (the app always names its
+    logged-in account, the CLI its ``--as`` name or the operating-system user; a script holding
+    the file may name nobody).
     """
     if actor is not None and not dry_run:
         require(store, actor, Right.EXPORT)
@@ -538,6 +539,7 @@ def export_testset(
             "counts": dict(plan.counts),
             "selection": plan.selection.as_dict(),
             "created_at": str(plan.manifest["created"]),
+            "exported_by": actor,
         },
     )
     return ExportResult(plan, "created", plan.version, path)

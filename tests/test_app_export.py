@@ -177,3 +177,11 @@ def test_question_text_is_never_rendered_as_markdown(page: AppTest, graded: Stor
     rendered = [m.value for m in page.markdown] + [c.value for c in page.caption]
     assert not any("tracker.example" in text for text in rendered)
     assert hostile in list(table(page, "export_diff")["text"])
+
+
+def test_the_history_says_who_exported_each_version(page: AppTest, graded: Store) -> None:
+    page.session_state["reviewer"] = "lead-ana"  # the logged-in account, or the name typed
+    page.run()
+    submit(page, "export_create")
+    assert list(table(page, "export_history")["by"]) == ["lead-ana"]
+    assert graded.versions.recorded("orders")[1]["exported_by"] == "lead-ana"

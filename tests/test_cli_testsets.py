@@ -101,17 +101,31 @@ def test_export_selection_options(project: Path) -> None:
     assert "nothing to export" in result.output
 
 
-def test_versions_lists_and_fails_on_a_modified_version(project: Path, loaded: Store) -> None:
-    run("export", "orders")
+def test_versions_lists_and_fails_on_a_modified_version(
+    project: Path, loaded: Store, monkeypatch
+) -> None:
+    """Each version says who exported it: --as NAME, else the operating-system user."""
+    run("--as", "lead-ana", "export", "orders")
     loaded.labels.set_grade("q2", "default", "webhooks", "ana", 0)
+    monkeypatch.setenv("LOGNAME", "sam")  # what getpass reads first
     run("export", "orders")
     lines = run("versions", "orders").output.splitlines()
     assert len(lines) == 2
     assert lines[0].startswith("v1 ")
-    assert lines[0].endswith(f"ok (signed by this project's key {fingerprint(loaded)})")
+    assert lines[0].endswith(
+        f"ok (signed by this project's key {fingerprint(loaded)})  by lead-ana"
+    )
+    assert lines[1].endswith("  by sam")
     assert "3 questions (1 unanswerable, 1 partial)" in lines[1]  # q1: pagination, webhooks
     data = json.loads(run("versions", "orders", "--format", "json").output)
-    assert [(v["version"], v["intact"]) for v in data] == [(1, True), (2, True)]
+    assert [(v["version"], v["intact"], v["exported_by"]) for v in data] == [
+        (1, True, "lead-ana"),
+        (2, True, "sam"),
+    ]
+    assert [r["exported_by"] for r in loaded.versions.recorded("orders").values()] == [
+        "lead-ana",
+        "sam",
+    ]
     qrels = project / "exports" / "orders" / "v1" / "qrels.tsv"
     os.chmod(qrels, 0o644)
     qrels.write_text("q1\t0\trate-limits\t1\n", encoding="utf-8")

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from labeler.cli.base import (
+    acting_name,
     db_option,
     echo,
     echo_json,
@@ -147,7 +148,13 @@ def export_cmd(
         )
         try:
             result = export_testset(
-                store, name, out=out, selection=selection, chunking=chunking, dry_run=dry_run
+                store,
+                name,
+                out=out,
+                selection=selection,
+                chunking=chunking,
+                dry_run=dry_run,
+                actor=None if dry_run else acting_name(),
             )
         except DisagreementError as error:
             echo("Disagreements (question / chunk: reviewer grade):", err=True)

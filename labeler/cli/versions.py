@@ -56,6 +56,7 @@ def _version_line(info) -> str:
         f" ({counts.get('unanswerable', '?')} unanswerable"
         + ("" if partial is None else f", {partial} partial")
         + f")  {counts.get('qrels', '?'):>7} qrels  {digest[:19]}…  {info.status()}"
+        + ("" if info.exported_by is None else f"  by {info.exported_by}")
     )
 
 

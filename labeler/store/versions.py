@@ -25,17 +25,20 @@ class Versions(Facet):
         selection: dict,
         created_at: str,
         signature: str | None = None,
+        exported_by: str | None = None,
     ) -> None:
-        """Record an export; ``signature``: the fingerprint of the key that signed it."""
+        """Record an export; ``signature``: the fingerprint of the key that signed it;
+        ``exported_by``: who exported it (None: not known)."""
         with self.write() as conn:
             conn.execute(
                 "INSERT INTO testset_versions (name, version, content_hash, chunking, parent,"
-                " path, counts, selection, created_at, signature)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                " path, counts, selection, created_at, signature, exported_by)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT (name, version) DO UPDATE SET content_hash = excluded.content_hash,"
                 " chunking = excluded.chunking, parent = excluded.parent, path = excluded.path,"
                 " counts = excluded.counts, selection = excluded.selection,"
-                " created_at = excluded.created_at, signature = excluded.signature",
+                " created_at = excluded.created_at, signature = excluded.signature,"
+                " exported_by = excluded.exported_by",
                 (
                     name,
                     version,
@@ -47,6 +50,7 @@ class Versions(Facet):
                     json.dumps(selection, sort_keys=True),
                     created_at,
                     signature,
+                    exported_by,
                 ),
             )
 
@@ -54,7 +58,8 @@ class Versions(Facet):
         """{version: row} of what this database exported under ``name``."""
         rows = self.query(
             "SELECT name, version, content_hash, chunking, parent, path, counts, selection,"
-            " created_at, signature FROM testset_versions WHERE name = ? ORDER BY version",
+            " created_at, signature, exported_by FROM testset_versions WHERE name = ?"
+            " ORDER BY version",
             (name,),
         )
         for row in rows:

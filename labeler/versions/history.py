@@ -44,7 +44,8 @@ class VersionInfo:
     ``problem`` says why the folder could not be read at all (or that it is gone: ``missing``,
     a version this database exported there and no longer on disk); ``recorded_hash`` is what
     this database recorded when it exported the version (None if it did not), and
-    ``recorded_signature`` how it signed it (a fingerprint, or why it was left unsigned).
+    ``recorded_signature`` how it signed it (a fingerprint, or why it was left unsigned), and
+    ``exported_by`` who exported it (None: not recorded, as before migration 0019).
     """
 
     name: str
@@ -56,6 +57,7 @@ class VersionInfo:
     recorded_hash: str | None = None
     recorded_signature: str | None = None
     missing: bool = False
+    exported_by: str | None = None
 
     @property
     def changed(self) -> tuple[str, ...]:
@@ -127,6 +129,7 @@ class VersionInfo:
             "problem": self.problem,
             "recorded_hash": self.recorded_hash,
             "recorded_signature": self.recorded_signature,
+            "exported_by": self.exported_by,
         }
 
 
@@ -163,12 +166,15 @@ def _records_here(record: dict | None, path: Path) -> bool:
 
 
 def witnessed(info: VersionInfo, record: dict | None) -> VersionInfo:
-    """``info`` with the hash (and signature) the database recorded when it exported that very
-    folder."""
+    """``info`` with the hash (and signature, and who exported it) the database recorded when
+    it exported that very folder."""
     if info.manifest is None or not _records_here(record, info.path):
         return info
     return replace(
-        info, recorded_hash=record["content_hash"], recorded_signature=record.get("signature")
+        info,
+        recorded_hash=record["content_hash"],
+        recorded_signature=record.get("signature"),
+        exported_by=record.get("exported_by"),
     )
 
 

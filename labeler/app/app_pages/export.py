@@ -273,6 +273,7 @@ def history_row(info) -> dict:
         "version": f"v{info.number}",
         "status": info.status(),
         "created": when(manifest.get("created")),
+        "by": info.exported_by or "\N{EM DASH}",
         "parent": "\N{EM DASH}" if parent is None else f"v{parent}",
         "questions": counts.get("questions"),
         "unanswerable": counts.get("unanswerable"),
