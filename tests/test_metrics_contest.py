@@ -101,3 +101,37 @@ def test_metric_errors(text, message) -> None:
 def test_a_chunk_listed_twice_by_a_run_is_an_error() -> None:
     with pytest.raises(LabelerError, match="chunk a is listed twice"):
         build_contest({}, {"q": ["a", "a"]}, {"q": ["b"]}, "mrr")
+
+
+def arrays(contest) -> dict:
+    fields = ("question", "pos_a", "pos_b", "rank_a", "rank_b", "grade", "starts", "out_grades")
+    out = {f: getattr(contest, f).tolist() for f in fields}
+    out["observations"] = [o.tolist() for o in contest.observations]
+    out["chunks"] = contest.chunk_ids(np.arange(contest.size))
+    out["questions"] = contest.questions
+    return out
+
+
+@pytest.mark.parametrize("options", [Options(), Options(depth=6, min_grade=2)])
+def test_the_pool_kept_while_only_labels_change_gives_the_contest_built_afresh(options) -> None:
+    """Label next builds a contest after every grade from the same two runs: the pool (what the
+    runs decide) is kept, and every contest equals the one built with nothing kept."""
+    from labeler.metrics import contest as module
+    from labeler.metrics.tables import as_run
+
+    rng = np.random.default_rng(11)
+    chunks = [f"doc-{j}#part{j % 3}" for j in range(14)]
+    questions = [f"q{i}" for i in range(6)]
+    run_a = as_run({q: list(rng.permutation(chunks)[:9]) for q in questions}, name="A")
+    run_b = as_run({q: list(rng.permutation(chunks)[:9]) for q in questions}, name="B")
+    qrels: dict[str, dict[str, int]] = {q: {} for q in questions}
+    module._POOLS.clear()
+    for step in range(12):
+        question = questions[step % 6]
+        qrels[question][chunks[int(rng.integers(14))]] = int(rng.integers(3))
+        args = (qrels, run_a, run_b, "ndcg@5")
+        kept = build_contest(*args, questions=questions, unanswerable=["q5"], options=options)
+        module._POOLS.clear()
+        afresh = build_contest(*args, questions=questions, unanswerable=["q5"], options=options)
+        assert arrays(kept) == arrays(afresh)
+    assert len(module._POOLS) == 1  # one pool, for the same runs throughout

@@ -18,13 +18,15 @@ Slots are grouped by question (``starts``), so every per-question figure is a se
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from labeler.errors import LabelerError
-from labeler.metrics.evaluation import ranked_rows
+from labeler.metrics.evaluation import RankedLayout, ranked_layout
 from labeler.metrics.keys import HashCollision, key_bits, match, sorted_keys
 from labeler.metrics.registry import parse_label_next_metric
 from labeler.metrics.strings import Strings, hash64
@@ -220,16 +222,18 @@ def _position_of(rows: np.ndarray, side: _Side) -> np.ndarray:
 
 @dataclass(frozen=True, slots=True)
 class _Side:
+    """A run's results in ranking order, with their chunk ids (no grades: ``layout.grades``)."""
+
+    layout: RankedLayout
     question: np.ndarray
     position: np.ndarray
-    grade: np.ndarray
     chunks: Strings
 
 
-def _side(qrels: Qrels, run: Run, options: Options) -> _Side:
-    ranked = ranked_rows(qrels, run, options)
-    chunks = run.chunks if ranked.rows is None else run.chunks.take(ranked.rows)
-    return _Side(ranked.question, ranked.position, ranked.grade, chunks)
+def _side(questions: tuple[str, ...], run: Run, options: Options) -> _Side:
+    layout = ranked_layout(questions, run, options)
+    chunks = run.chunks if layout.rows is None else run.chunks.take(layout.rows)
+    return _Side(layout, layout.question, layout.position, chunks)
 
 
 def _check_grades(qrels: Qrels) -> None:
@@ -270,20 +274,151 @@ def build_contest(
     everything = qrels.with_questions(
         wanted if wanted is not None else (*run_a.questions, *run_b.questions)
     )
-    a, b = _side(everything, run_a, options), _side(everything, run_b, options)
+    pool = _pool(everything.questions, wanted, run_a, run_b, parsed.k, options)
+    a_grade = pool.a.layout.grades(everything, run_a)
+    b_grade = pool.b.layout.grades(everything, run_b)
+    grade = np.concatenate([a_grade[pool.from_a], b_grade[pool.from_b]]).astype(np.int8)
+    grade[grade < 0] = -1
+    grade = grade[pool.order]
+    question, renumber = pool.question, pool.renumber
+    keep = renumber >= 0
 
-    total = len(everything.questions)
+    marked = set(unanswerable) | set(everything.marked_unanswerable)
+    closed = [renumber[i] for i, q in enumerate(everything.questions) if keep[i] and q in marked]
+    if closed:
+        grade[np.isin(question, np.asarray(closed, dtype=np.int32)) & (grade < 0)] = 0
+
+    n = len(pool.starts) - 1
+    labelled = everything.grades >= 0
+    label_question = renumber[everything.question_index[labelled]]
+    label_grade = everything.grades[labelled]
+    on_kept = label_question >= 0
+    totals = np.zeros((n, 3), dtype=np.int64)
+    np.add.at(totals, (label_question[on_kept], label_grade[on_kept]), 1)
+    in_pool_counts = np.zeros((n, 3), dtype=np.int64)
+    judged_slot = grade >= 0
+    np.add.at(in_pool_counts, (question[judged_slot], grade[judged_slot]), 1)
+    out_grades = np.maximum(totals - in_pool_counts, 0)
+    out_grades[:, 0] = 0  # a grade 0 outside the pool changes no figure
+
+    return Contest(
+        run_a=run_a.name,
+        run_b=run_b.name,
+        metric=parsed,
+        options=options,
+        questions=pool.questions,
+        cut=parsed.k,
+        question=question,
+        pos_a=pool.pos_a,
+        pos_b=pool.pos_b,
+        rank_a=pool.rank_a,
+        rank_b=pool.rank_b,
+        grade=grade,
+        starts=pool.starts,
+        out_grades=out_grades,
+        observations=_observations(pool, a_grade, b_grade),
+        _chunks=pool.chunks,
+    )
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _Pool:
+    """What two runs decide of a contest whatever the labels: the slots in order, with their
+    places, ranks and chunk ids, and where each run's results sit in the other's ranking.
+
+    ``from_a`` are A's rows of the slots and ``from_b`` B's rows of the slots only B has, in
+    the order the slots were found; ``order`` puts them in the contest's order. ``a_in_b`` is
+    the 0-based position in B's ranking of each of A's results on a compared question (-1:
+    not there, or not compared), ``b_in_a`` the same the other way.
+    """
+
+    run_a: Run
+    run_b: Run
+    a: _Side
+    b: _Side
+    questions: tuple[str, ...]
+    renumber: np.ndarray
+    from_a: np.ndarray
+    from_b: np.ndarray
+    order: np.ndarray
+    question: np.ndarray
+    pos_a: np.ndarray
+    pos_b: np.ndarray
+    rank_a: np.ndarray
+    rank_b: np.ndarray
+    starts: np.ndarray
+    chunks: tuple[Strings, np.ndarray]
+    a_in_b: np.ndarray
+    b_in_a: np.ndarray
+
+
+# Pools kept while their runs and questions stay: label next asks again after every grade, when
+# only the labels changed; matching the two runs' chunk ids took most of building a contest.
+_POOLS: OrderedDict[tuple, _Pool] = OrderedDict()
+_POOLS_LOCK = threading.Lock()  # the app decides from several threads
+_POOLS_KEEP = 8
+
+
+def _pool(
+    questions: tuple[str, ...],
+    wanted: list[str] | None,
+    run_a: Run,
+    run_b: Run,
+    cut: int | None,
+    options: Options,
+) -> _Pool:
+    """The pool of the two runs for the test set's ``questions`` (those ``wanted`` compared,
+    all by default), kept per run (the very objects), questions, cutoff and options."""
+    key = (
+        id(run_a),
+        id(run_b),
+        questions,
+        None if wanted is None else tuple(wanted),
+        cut,
+        options,
+    )
+    with _POOLS_LOCK:
+        kept = _POOLS.get(key)
+    if kept is not None and kept.run_a is run_a and kept.run_b is run_b:
+        return kept
+    pool = _make_pool(questions, wanted, run_a, run_b, cut, options)
+    with _POOLS_LOCK:
+        _POOLS[key] = pool
+        while len(_POOLS) > _POOLS_KEEP:
+            _POOLS.popitem(last=False)
+    return pool
+
+
+def _make_pool(
+    questions: tuple[str, ...],
+    wanted: list[str] | None,
+    run_a: Run,
+    run_b: Run,
+    cut: int | None,
+    options: Options,
+) -> _Pool:
+    a, b = _side(questions, run_a, options), _side(questions, run_b, options)
+    total = len(questions)
     keep = np.ones(total, dtype=bool)
     if wanted is not None:
         keep[:] = False
-        index = {q: i for i, q in enumerate(everything.questions)}
+        index = {q: i for i, q in enumerate(questions)}
         keep[[index[q] for q in wanted]] = True
-    cut = parsed.k
 
     bits = key_bits(total)
     hash_a, hash_b = hash64(a.chunks), hash64(b.chunks)
     full_a = (a.question, a.chunks, _keys(a.question, a.chunks, bits, hash_a.copy()))
     full_b = (b.question, b.chunks, _keys(b.question, b.chunks, bits, hash_b.copy()))
+
+    def elsewhere(side: _Side, hashes: np.ndarray, other: tuple, other_side: _Side):
+        """Each compared result's position in the other run's ranking, at any depth."""
+        found = np.full(len(side.question), -1, dtype=np.int64)
+        rows = np.flatnonzero(keep[side.question])
+        located = _locate(side.question[rows], side.chunks.take(rows), other, bits, hashes[rows])
+        found[rows] = _position_of(located, other_side)
+        return found
+
+    a_in_b, b_in_a = elsewhere(a, hash_a, full_b, b), elsewhere(b, hash_b, full_a, a)
 
     def in_pool(side: _Side) -> np.ndarray:
         mask = keep[side.question]
@@ -293,13 +428,7 @@ def build_contest(
 
     pool_a, pool_b = in_pool(a), in_pool(b)
     chunks_a, chunks_b = a.chunks.take(pool_a), b.chunks.take(pool_b)
-    # Where each pool chunk sits in the other run's ranking, at any depth.
-    b_full_pos = _position_of(
-        _locate(a.question[pool_a], chunks_a, full_b, bits, hash_a[pool_a]), b
-    )
-    a_full_pos = _position_of(
-        _locate(b.question[pool_b], chunks_b, full_a, bits, hash_b[pool_b]), a
-    )
+    b_full_pos, a_full_pos = a_in_b[pool_a], b_in_a[pool_b]
     in_a_pool = (a_full_pos >= 0) if cut is None else (a_full_pos >= 0) & (a_full_pos < cut)
     only_b = np.flatnonzero(~in_a_pool)
 
@@ -311,8 +440,6 @@ def build_contest(
     pos_b = np.concatenate([in_cut(b_full_pos), b.position[pool_b][only_b]]).astype(np.int32)
     rank_a = np.concatenate([a.position[pool_a] + 1, a_full_pos[only_b] + 1]).astype(np.int32)
     rank_b = np.concatenate([b_full_pos + 1, b.position[pool_b][only_b] + 1]).astype(np.int32)
-    grade = np.concatenate([a.grade[pool_a], b.grade[pool_b][only_b]]).astype(np.int8)
-    grade[grade < 0] = -1
 
     # One strings column for every slot: A's pool rows, then B's.
     both = Strings(
@@ -330,78 +457,44 @@ def build_contest(
     big = np.iinfo(np.int32).max
     key_a, key_b = np.where(pos_a >= 0, pos_a, big), np.where(pos_b >= 0, pos_b, big)
     # By question, then by the better of the two positions: the runs' top chunks alternate.
-    order_key = np.lexsort((key_b, key_a, np.minimum(key_a, key_b), question))
-    question, pos_a, pos_b = question[order_key], pos_a[order_key], pos_b[order_key]
-    rank_a, rank_b, grade, rows = (
-        rank_a[order_key],
-        rank_b[order_key],
-        grade[order_key],
-        rows[order_key],
-    )
-
-    marked = set(unanswerable) | set(everything.marked_unanswerable)
-    closed = [renumber[i] for i, q in enumerate(everything.questions) if keep[i] and q in marked]
-    if closed:
-        grade[np.isin(question, np.asarray(closed, dtype=np.int32)) & (grade < 0)] = 0
-
-    n = len(kept)
-    counts = np.bincount(question, minlength=n)
-    starts = np.zeros(n + 1, dtype=np.int64)
+    order = np.lexsort((key_b, key_a, np.minimum(key_a, key_b), question))
+    counts = np.bincount(question, minlength=len(kept))
+    starts = np.zeros(len(kept) + 1, dtype=np.int64)
     np.cumsum(counts, out=starts[1:])
-
-    labelled = everything.grades >= 0
-    label_question = renumber[everything.question_index[labelled]]
-    label_grade = everything.grades[labelled]
-    on_kept = label_question >= 0
-    totals = np.zeros((n, 3), dtype=np.int64)
-    np.add.at(totals, (label_question[on_kept], label_grade[on_kept]), 1)
-    in_pool_counts = np.zeros((n, 3), dtype=np.int64)
-    judged_slot = grade >= 0
-    np.add.at(in_pool_counts, (question[judged_slot], grade[judged_slot]), 1)
-    out_grades = np.maximum(totals - in_pool_counts, 0)
-    out_grades[:, 0] = 0  # a grade 0 outside the pool changes no figure
-
-    observations = _observations(a, b, keep, renumber, full_a, full_b, bits)
-    return Contest(
-        run_a=run_a.name,
-        run_b=run_b.name,
-        metric=parsed,
-        options=options,
-        questions=tuple(everything.questions[i] for i in kept.tolist()),
-        cut=cut,
-        question=question,
-        pos_a=pos_a,
-        pos_b=pos_b,
-        rank_a=rank_a,
-        rank_b=rank_b,
-        grade=grade,
+    return _Pool(
+        run_a=run_a,
+        run_b=run_b,
+        a=a,
+        b=b,
+        questions=tuple(questions[i] for i in kept.tolist()),
+        renumber=renumber,
+        from_a=pool_a,
+        from_b=pool_b[only_b],
+        order=order,
+        question=question[order],
+        pos_a=pos_a[order],
+        pos_b=pos_b[order],
+        rank_a=rank_a[order],
+        rank_b=rank_b[order],
         starts=starts,
-        out_grades=out_grades,
-        observations=observations,
-        _chunks=(both, rows),
+        chunks=(both, rows[order]),
+        a_in_b=a_in_b,
+        b_in_a=b_in_a,
     )
 
 
 def _observations(
-    a: _Side,
-    b: _Side,
-    keep: np.ndarray,
-    renumber: np.ndarray,
-    full_a: tuple,
-    full_b: tuple,
-    bits: int,
+    pool: _Pool, a_grade: np.ndarray, b_grade: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(rank in A, rank in B, grade, question) of every labelled chunk either run returned."""
-    judged_a = np.flatnonzero((a.grade >= 0) & keep[a.question])
-    judged_b = np.flatnonzero((b.grade >= 0) & keep[b.question])
-    rank_b_of_a = _position_of(
-        _locate(a.question[judged_a], a.chunks.take(judged_a), full_b, bits), b
-    )
-    only_b = _locate(b.question[judged_b], b.chunks.take(judged_b), full_a, bits) < 0
+    a, b, keep = pool.a, pool.b, pool.renumber >= 0
+    judged_a = np.flatnonzero((a_grade >= 0) & keep[a.question])
+    judged_b = np.flatnonzero((b_grade >= 0) & keep[b.question])
+    only_b = pool.b_in_a[judged_b] < 0
     rank_a = np.concatenate([a.position[judged_a] + 1, np.zeros(int(only_b.sum()))])
-    rank_b = np.concatenate([rank_b_of_a + 1, b.position[judged_b][only_b] + 1])
-    grade = np.concatenate([a.grade[judged_a], b.grade[judged_b][only_b]])
-    question = renumber[np.concatenate([a.question[judged_a], b.question[judged_b][only_b]])]
+    rank_b = np.concatenate([pool.a_in_b[judged_a] + 1, b.position[judged_b][only_b] + 1])
+    grade = np.concatenate([a_grade[judged_a], b_grade[judged_b][only_b]])
+    question = pool.renumber[np.concatenate([a.question[judged_a], b.question[judged_b][only_b]])]
     return (
         rank_a.astype(np.int32),
         rank_b.astype(np.int32),

@@ -128,9 +128,10 @@ class RunResult:
         }
 
 
-def _mapped_questions(qrels: Qrels, run: Run) -> tuple[np.ndarray, tuple[str, ...]]:
-    """Each run question's index in the test set (-1: not in it), and the ignored ones."""
-    index = {q: i for i, q in enumerate(qrels.questions)}
+def _mapped_questions(questions: tuple[str, ...], run: Run) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Each run question's index in the test set's ``questions`` (-1: not in it), and the
+    ignored ones."""
+    index = {q: i for i, q in enumerate(questions)}
     mapped = np.fromiter((index.get(q, -1) for q in run.questions), np.int32, len(run.questions))
     ignored = tuple(q for q, m in zip(run.questions, mapped.tolist(), strict=True) if m < 0)
     return mapped, ignored
@@ -263,24 +264,61 @@ class RankedRows:
 def ranked_rows(qrels: Qrels, run: Run, options: Options) -> RankedRows:
     """Every ranking of ``run`` in the order ``options`` asks for, with the grade of each
     result: what ``evaluate`` scores, and what label-next reasons about."""
-    mapped, ignored = _mapped_questions(qrels, run)
+    layout = ranked_layout(qrels.questions, run, options)
+    return RankedRows(
+        layout.rows,
+        layout.question,
+        layout.position,
+        layout.grades(qrels, run),
+        layout.ignored,
+    )
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class RankedLayout:
+    """``ranked_rows`` without the grades: what the run and the test set's list of questions
+    decide (label next keeps it while only the labels change). ``grades`` adds the labels."""
+
+    mapped: np.ndarray
+    ignored: tuple[str, ...]
+    rows: np.ndarray | None
+    question: np.ndarray
+    position: np.ndarray
+    graded_rows: np.ndarray | None  # the rows the grades are looked up for (before the depth)
+    graded_question: np.ndarray
+    kept: np.ndarray | None  # of those, the ones within the depth (None: all)
+
+    def grades(self, qrels: Qrels, run: Run) -> np.ndarray:
+        """The grade of each result (-1 when nobody labelled it), for ``qrels`` whose list of
+        questions is the one this layout was made for."""
+        grade = _grades(qrels, run, self.mapped, self.graded_question, self.graded_rows)
+        return grade if self.kept is None else grade[self.kept]
+
+
+def ranked_layout(questions: tuple[str, ...], run: Run, options: Options) -> RankedLayout:
+    """Where each result of ``run`` sits, for a test set of ``questions`` (see
+    ``ranked_rows``)."""
+    mapped, ignored = _mapped_questions(questions, run)
     row_question = mapped[run.question_index] if len(run) else np.zeros(0, dtype=np.int32)
     # None: every row (every question of the run is in the test set, as is usual).
     rows: np.ndarray | None = np.flatnonzero(row_question >= 0) if ignored else None
     permutation = _ranking_order(run, rows, options.order)
     if permutation is None and rows is None:  # the common case: no copies needed
-        question, grade = row_question, _grades(qrels, run, mapped, row_question, None)
+        question = row_question
     else:
         rows = np.arange(len(run)) if rows is None else rows
         rows = rows if permutation is None else rows[permutation]
         question = row_question[rows]
-        grade = _grades(qrels, run, mapped, question, rows)
+    graded_rows, graded_question = rows, question
     position = group_positions(question)
+    kept = None
     if options.depth is not None:
-        keep = position < options.depth
-        question, position, grade = question[keep], position[keep], grade[keep]
-        rows = np.flatnonzero(keep) if rows is None else rows[keep]
-    return RankedRows(rows, question, position, grade, ignored)
+        kept = position < options.depth
+        question, position = question[kept], position[kept]
+        rows = np.flatnonzero(kept) if rows is None else rows[kept]
+    return RankedLayout(
+        mapped, ignored, rows, question, position, graded_rows, graded_question, kept
+    )
 
 
 def _marked(qrels: Qrels) -> np.ndarray:
@@ -360,4 +398,4 @@ def evaluate(
     )
 
 
-__all__ = ["RankedRows", "RunResult", "evaluate", "ranked_rows"]
+__all__ = ["RankedLayout", "RankedRows", "RunResult", "evaluate", "ranked_layout", "ranked_rows"]
