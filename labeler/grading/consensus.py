@@ -116,55 +116,100 @@ def consensus(
 ) -> Consensus:
     """Apply the rules above to (question, chunk, reviewer, grade) labels and (question,
     reviewer) unanswerable marks, for ``questions`` (all when None)."""
-    by_question: dict[str, dict[str, dict[str, int]]] = {}
+    return combine(by_question(labels, marks, adjudications, policy=policy, questions=questions))
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionConsensus:
+    """One question's part of a ``Consensus``: each question is settled on its own labels,
+    marks and adjudications, so a part stays right until one of those changes."""
+
+    grades: Mapping[str, int]
+    reviewers: frozenset[str]
+    unanswerable: bool
+    disagreements: tuple[Disagreement, ...]
+    adjudicated: int
+    settled: int
+
+
+def by_question(
+    labels: Iterable[tuple[str, str, str, int]],
+    marks: Iterable[tuple[str, str]],
+    adjudications: Mapping[tuple[str, str], int],
+    *,
+    policy: Policy | None = None,
+    questions: set[str] | None = None,
+) -> dict[str, QuestionConsensus]:
+    """``consensus`` question by question: {question: its part}, for every question of
+    ``questions`` (all when None) with a label or a mark, in id order."""
+    grouped: dict[str, dict[str, dict[str, int]]] = {}
     for question_id, chunk_id, reviewer, grade in labels:
         if questions is None or question_id in questions:
-            by_question.setdefault(question_id, {}).setdefault(chunk_id, {})[reviewer] = grade
+            grouped.setdefault(question_id, {}).setdefault(chunk_id, {})[reviewer] = grade
     marked: dict[str, set[str]] = {}
     for question_id, reviewer in marks:
         if questions is None or question_id in questions:
             marked.setdefault(question_id, set()).add(reviewer)
+    return {
+        question_id: _question(
+            question_id,
+            grouped.get(question_id, {}),
+            marked.get(question_id, set()),
+            adjudications,
+            policy,
+        )
+        for question_id in sorted(set(grouped) | set(marked))
+    }
 
-    grades: dict[str, dict[str, int]] = {}
-    reviewers: dict[str, frozenset[str]] = {}
-    unanswerable: set[str] = set()
+
+def _question(
+    question_id: str,
+    chunks: Mapping[str, Mapping[str, int]],
+    markers: set[str],
+    adjudications: Mapping[tuple[str, str], int],
+    policy: Policy | None,
+) -> QuestionConsensus:
+    settled_here: dict[str, int] = {}
     disagreements: list[Disagreement] = []
     adjudicated = settled = 0
-    for question_id in sorted(set(by_question) | set(marked)):
-        chunks = by_question.get(question_id, {})
-        markers = marked.get(question_id, set())
-        settled_here: dict[str, int] = {}
-        for chunk_id in sorted(chunks):
-            given = chunks[chunk_id]
-            if len(given) == 1 and not markers and (question_id, chunk_id) not in adjudications:
-                settled_here[chunk_id] = next(iter(given.values()))  # one reviewer: no vote
-                continue
-            votes = [(r, g, "grade") for r, g in sorted(given.items())]
-            votes += [(r, IMPLIED_BY_MARK, "unanswerable") for r in sorted(markers - set(given))]
-            values = sorted({g for _, g, _ in votes})
-            if (question_id, chunk_id) in adjudications:
-                settled_here[chunk_id] = adjudications[question_id, chunk_id]
-                adjudicated += 1
-            elif len(values) == 1:
-                settled_here[chunk_id] = values[0]
-            elif policy is not None:
-                settled_here[chunk_id] = policy.settle([g for _, g, _ in votes])
-                settled += 1
-            else:
-                disagreements.append(Disagreement(question_id, chunk_id, tuple(votes)))
-        grades[question_id] = settled_here
-        reviewers[question_id] = frozenset(
-            {r for given in chunks.values() for r in given} | markers
-        )
-        if markers and not any(g >= 1 for g in settled_here.values()):
-            unanswerable.add(question_id)
-    return Consensus(
-        grades=grades,
-        unanswerable=frozenset(unanswerable),
-        reviewers=reviewers,
+    for chunk_id in sorted(chunks):
+        given = chunks[chunk_id]
+        if len(given) == 1 and not markers and (question_id, chunk_id) not in adjudications:
+            settled_here[chunk_id] = next(iter(given.values()))  # one reviewer: no vote
+            continue
+        votes = [(r, g, "grade") for r, g in sorted(given.items())]
+        votes += [(r, IMPLIED_BY_MARK, "unanswerable") for r in sorted(markers - set(given))]
+        values = sorted({g for _, g, _ in votes})
+        if (question_id, chunk_id) in adjudications:
+            settled_here[chunk_id] = adjudications[question_id, chunk_id]
+            adjudicated += 1
+        elif len(values) == 1:
+            settled_here[chunk_id] = values[0]
+        elif policy is not None:
+            settled_here[chunk_id] = policy.settle([g for _, g, _ in votes])
+            settled += 1
+        else:
+            disagreements.append(Disagreement(question_id, chunk_id, tuple(votes)))
+    return QuestionConsensus(
+        grades=settled_here,
+        reviewers=frozenset({r for given in chunks.values() for r in given} | markers),
+        unanswerable=bool(markers) and not any(g >= 1 for g in settled_here.values()),
         disagreements=tuple(disagreements),
         adjudicated=adjudicated,
         settled=settled,
+    )
+
+
+def combine(parts: Mapping[str, QuestionConsensus]) -> Consensus:
+    """The ``Consensus`` of questions settled one by one (``by_question``), in id order."""
+    order = sorted(parts)
+    return Consensus(
+        grades={q: parts[q].grades for q in order},
+        unanswerable=frozenset(q for q in order if parts[q].unanswerable),
+        reviewers={q: parts[q].reviewers for q in order},
+        disagreements=tuple(d for q in order for d in parts[q].disagreements),
+        adjudicated=sum(parts[q].adjudicated for q in order),
+        settled=sum(parts[q].settled for q in order),
     )
 
 
@@ -190,6 +235,9 @@ __all__ = [
     "Disagreement",
     "DisagreementError",
     "Policy",
+    "QuestionConsensus",
+    "by_question",
+    "combine",
     "consensus",
     "get_policy",
 ]

@@ -13,13 +13,22 @@ values (``labeler.sources`` adds test-set versions and run files).
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from labeler.errors import NotFoundError
-from labeler.grading.consensus import Consensus, DisagreementError, consensus, get_policy
+from labeler.grading.consensus import (
+    Consensus,
+    DisagreementError,
+    Policy,
+    QuestionConsensus,
+    by_question,
+    combine,
+    get_policy,
+)
 
 if TYPE_CHECKING:
     from labeler.metrics.tables import Qrels, Run
@@ -52,16 +61,78 @@ def settled(
     store: Store, *, policy: str | None = None, chunking: str | None = None
 ) -> tuple[list[str], Consensus]:
     """The accepted questions (by id) and the consensus of every reviewer's current labels on
-    them in ``chunking``: what ``current_labels`` scores and ``labeler.grading.counts`` counts."""
+    them in ``chunking``: what ``current_labels`` scores and ``labeler.grading.counts`` counts.
+
+    Each question is settled on its own labels, so the answer is kept per database, chunking
+    and policy with each question's part, and after a change only the questions the history
+    names since are settled again: the "decide A vs B" queue asks after every grade (issue
+    #23). Anything else (another set of accepted questions, a history that went back) settles
+    every question again."""
     chosen = get_policy(policy)
     chunking = chunking or store.corpus.current_chunking()
+    identity = _identity(store)
+    key = (identity, chunking, policy)
     with store.snapshot():
         questions = store.questions.accepted_ids()
-        wanted = set(questions)
+        event = store.labels.last_event()
+        with _SETTLED_LOCK:
+            kept = _SETTLED.get(key) if identity is not None else None
+        if kept is not None and kept.questions == questions and kept.event <= event:
+            changed = store.labels.changed_since(kept.event, chunking) & set(questions)
+            parts = dict(kept.parts)
+            for question in changed:
+                parts.pop(question, None)
+            if changed:
+                parts.update(_parts(store, chunking, chosen, changed))
+        else:
+            parts = _parts(store, chunking, chosen, None, set(questions))
+    if identity is not None:
+        with _SETTLED_LOCK:
+            _SETTLED[key] = _Settled(event, questions, parts)
+            while len(_SETTLED) > _KEEP_SETTLED:
+                _SETTLED.pop(next(iter(_SETTLED)))
+    return questions, combine(parts)
+
+
+def _identity(store: Store) -> tuple | None:
+    """The database file itself (a file put in its place, as ``labeler demo --reset`` does,
+    is another); None for a database in memory (nothing is kept for it)."""
+    try:
+        found = os.stat(store.path)
+    except OSError:
+        return None
+    return (str(store.path), found.st_dev, found.st_ino)
+
+
+@dataclass(frozen=True, slots=True)
+class _Settled:
+    event: int  # the last change of the history it has seen
+    questions: list[str]
+    parts: dict[str, QuestionConsensus]
+
+
+_SETTLED: dict[tuple, _Settled] = {}
+_SETTLED_LOCK = threading.Lock()  # the app asks from several threads
+_KEEP_SETTLED = 8
+
+
+def _parts(
+    store: Store,
+    chunking: str,
+    policy: Policy | None,
+    questions: set[str] | None,
+    accepted: set[str] | None = None,
+) -> dict[str, QuestionConsensus]:
+    """The consensus of ``questions`` (None: of every ``accepted`` question), one part each."""
+    if questions is None:
+        wanted = accepted or set()
         labels = [row for row in store.labels.chunking_labels(chunking) if row[0] in wanted]
-        marks = [row for row in store.labels.unanswerable_marks(chunking) if row[0] in wanted]
-        adjudications = store.adjudications.current(chunking)
-    return questions, consensus(labels, marks, adjudications, policy=chosen, questions=wanted)
+    else:
+        wanted = questions
+        labels = store.labels.question_labels_in(chunking, sorted(questions))
+    marks = [row for row in store.labels.unanswerable_marks(chunking) if row[0] in wanted]
+    adjudications = store.adjudications.current(chunking)
+    return by_question(labels, marks, adjudications, policy=policy, questions=wanted)
 
 
 def current_labels(

@@ -631,6 +631,36 @@ class Labels(Facet):
             row["tags"] = json.loads(row["tags"])
         return rows
 
+    def question_labels_in(
+        self, chunking: str, questions: Iterable[str]
+    ) -> list[tuple[str, str, str, int]]:
+        """``chunking_labels`` of the given questions only."""
+        wanted = list(questions)
+        return [
+            tuple(row)
+            for row in self.conn.execute(
+                "SELECT question_id, chunk_id, reviewer, grade FROM labels"
+                " WHERE chunking = ? AND state = 'current'"
+                " AND question_id IN (SELECT value FROM json_each(?))",
+                (chunking, json.dumps(wanted)),
+            )
+        ]
+
+    def last_event(self) -> int:
+        """The id of the latest change of a label, mark or adjudication (0: none yet)."""
+        return int(self.scalar("SELECT coalesce(max(id), 0) FROM label_events"))
+
+    def changed_since(self, event: int, chunking: str) -> set[str]:
+        """The questions whose labels, marks or adjudications in ``chunking`` changed after
+        the change ``event`` (every change is recorded in label_events)."""
+        return {
+            row[0]
+            for row in self.conn.execute(
+                "SELECT DISTINCT question_id FROM label_events WHERE id > ? AND chunking = ?",
+                (event, chunking),
+            )
+        }
+
     def unanswerable_marks(self, chunking: str) -> list[tuple[str, str]]:
         """(question, reviewer) for every reviewer who marked a question unanswerable."""
         return [
