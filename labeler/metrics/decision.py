@@ -456,13 +456,8 @@ def next_pairs(
     if budget is not None:
         order = order[:budget]
     slots = free_slots[order]
-    chunks = c.chunk_ids(slots)
-    return tuple(
-        Pair(c.questions[int(q)], chunk, float(w) / scale)
-        for q, chunk, w in zip(
-            c.question[slots].tolist(), chunks, weight[order].tolist(), strict=True
-        )
-    )
+    questions = [c.questions[q] for q in c.question[slots].tolist()]
+    return tuple(map(Pair, questions, c.chunk_ids(slots), (weight[order] / scale).tolist()))
 
 
 # -- decide ---------------------------------------------------------------------------------

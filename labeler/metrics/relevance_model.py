@@ -197,9 +197,10 @@ def _clustered(question: np.ndarray, group: np.ndarray) -> np.ndarray:
     correlation of about 0.2 (m / (1 + (m - 1) * rho))."""
     if len(question) == 0:
         return np.zeros(0)
-    _, inverse, counts = np.unique(
-        np.stack([question, group]), axis=1, return_inverse=True, return_counts=True
-    )
+    # One whole number per (question, group) pair (both are small and not negative): numpy's
+    # unique of pairs (axis=1) took half of a fit.
+    key = np.asarray(question, dtype=np.int64) * (int(group.max()) + 1) + group
+    _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
     return 1.0 / np.sqrt(counts[inverse.reshape(-1)])
 
 
