@@ -362,6 +362,56 @@ def _exact_gains(
     return gains
 
 
+# Each question's bounds, kept by what they read (``Contest.question_key``): after a grade only
+# the graded question is bounded again.
+_BOUNDS: OrderedDict[tuple, tuple] = OrderedDict()
+_BOUNDS_KEEP = 50_000  # questions kept
+
+
+def _kept_bounds(frame: Frame, difference: Difference) -> Bounds:
+    """``difference.bounds(frame)``, each question's part kept (``_BOUNDS``): the same figures
+    to the last bit, since a question's bounds read its own slots only."""
+    c = frame.contest
+    metric = (str(c.metric), c.cut, c.options)
+    keys = [(metric, c.question_key(q)) for q in range(frame.q)]
+    with _REGRADED_LOCK:
+        found = [_BOUNDS.get(key) for key in keys]
+    missing = [q for q, part in enumerate(found) if part is None]
+    if missing:
+        owners = np.asarray(missing, dtype=np.int64)
+        part = c.take(owners)
+        new = difference.bounds(Frame.of(part))
+        starts = part.starts.tolist()
+        for i, q in enumerate(missing):
+            span = slice(starts[i], starts[i + 1])
+            found[q] = (
+                new.low[i],
+                new.high[i],
+                new.can_score[i],
+                new.can_drop[i],
+                new.exact[i],
+                new.arg_low[span],
+                new.arg_high[span],
+            )
+        with _REGRADED_LOCK:
+            for q in missing:
+                _BOUNDS[keys[q]] = found[q]
+            while len(_BOUNDS) > _BOUNDS_KEEP:
+                _BOUNDS.popitem(last=False)
+    if not found:
+        return difference.bounds(frame)
+    low, high, can_score, can_drop, exact, arg_low, arg_high = zip(*found, strict=True)
+    return Bounds(
+        low=np.array(low, dtype=np.float64),
+        high=np.array(high, dtype=np.float64),
+        can_score=np.array(can_score, dtype=bool),
+        can_drop=np.array(can_drop, dtype=bool),
+        exact=np.array(exact, dtype=bool),
+        arg_low=np.concatenate(arg_low),
+        arg_high=np.concatenate(arg_high),
+    )
+
+
 # Each slot's question bounded again with the slot at each level, kept by what those bounds
 # read (``Contest.question_key``): after a grade only the graded question's slots are bounded
 # again, where every shortlisted slot was (most of a key's cost in the "decide A vs B" queue).
@@ -491,7 +541,7 @@ def decide_contest(
         raise LabelerError(f"must be 0 or more, got {budget!r}", field="budget")
     frame = Frame.of(contest)
     difference = difference_of(contest)
-    bounds = difference.bounds(frame)
+    bounds = _kept_bounds(frame, difference)
     low, high, sure = mean_bounds(bounds)
     model = RelevanceModel.fit(*contest.observations)
     simulation = simulate(
