@@ -214,9 +214,9 @@ def test_comparisons_called_likely_are_right_in_simulation() -> None:
 
 @pytest.mark.parametrize("metric", ["ndcg@5", "map@5", "recall@5", "precision@3", "mrr@5"])
 def test_the_bounds_kept_between_decisions_change_no_figure(metric) -> None:
-    """Label next keeps each question's bounds and each slot's regraded bounds by what they
-    read (decision._BOUNDS, decision._REGRADED): along a labelling session, every decision with
-    them kept is the one worked out afresh."""
+    """Label next keeps each question's bounds, the moves of its slots from them and each
+    slot's regraded bounds by what they read (decision._BOUNDS, _MOVES, _REGRADED): along a
+    labelling session, every decision with them kept is the one worked out afresh."""
     rng = np.random.default_rng(3)
     chunks = [f"c{j}" for j in range(12)]
     questions = [f"q{i}" for i in range(8)]
@@ -228,6 +228,7 @@ def test_the_bounds_kept_between_decisions_change_no_figure(metric) -> None:
         kept = decide(qrels, run_a, run_b, metric, budget=None, seed=step)
         decision._REGRADED.clear()
         decision._BOUNDS.clear()
+        decision._MOVES.clear()
         afresh = decide(qrels, run_a, run_b, metric, budget=None, seed=step)
         assert kept.pairs == afresh.pairs
         assert (kept.low, kept.high, kept.probability) == (

@@ -319,16 +319,60 @@ def _weights(
     free_slots = np.flatnonzero(~frame.judged)
     level_probability = _level_probability(frame, difference, simulation)
     weight = np.zeros(len(free_slots))
-    q = frame.contest.question[free_slots]
     p_a = simulation.probability
-    for sign, start, side in ((1.0, bounds.arg_low, p_a), (-1.0, bounds.arg_high, 1.0 - p_a)):
+    for sign, side in ((1.0, p_a), (-1.0, 1.0 - p_a)):
         if side <= 0.0:
             continue
-        base, _ = difference.evaluate(frame, start[None])
-        changed = difference.single_changes(frame, start, free_slots)
-        moved = np.maximum(sign * (changed - base[0, q][None, :]), 0.0)
+        moved = _kept_moves(frame, difference, bounds, sign)
         weight += side * (level_probability * moved.T).sum(axis=1)
     return weight
+
+
+def _moves(frame: Frame, difference: Difference, bounds: Bounds, sign: float) -> np.ndarray:
+    """For ``_weights``: how far each unjudged slot's grade (levels x slots) can move its
+    question's d towards the side of ``sign`` from the grading at that side's bound."""
+    free_slots = np.flatnonzero(~frame.judged)
+    start = bounds.arg_low if sign > 0 else bounds.arg_high
+    base, _ = difference.evaluate(frame, start[None])
+    changed = difference.single_changes(frame, start, free_slots)
+    q = frame.contest.question[free_slots]
+    return np.maximum(sign * (changed - base[0, q][None, :]), 0.0)
+
+
+def _kept_moves(frame: Frame, difference: Difference, bounds: Bounds, sign: float) -> np.ndarray:
+    """``_moves``, each question's part kept by what it reads (its slots, ``question_key``, and
+    so its bounds' gradings): after a grade only the graded question's are worked out again."""
+    c = frame.contest
+    metric = (str(c.metric), c.cut, c.options, sign)
+    free = ~frame.judged
+    keys = [(metric, c.question_key(q)) for q in range(frame.q)]
+    with _REGRADED_LOCK:
+        found = [_MOVES.get(key) for key in keys]
+    missing = [q for q, part in enumerate(found) if part is None]
+    if missing:
+        owners = np.asarray(missing, dtype=np.int64)
+        part = Frame.of(c.take(owners))
+        slots = np.concatenate([np.arange(c.starts[q], c.starts[q + 1]) for q in missing])
+        sub = Bounds(
+            low=bounds.low[owners],
+            high=bounds.high[owners],
+            can_score=bounds.can_score[owners],
+            can_drop=bounds.can_drop[owners],
+            exact=bounds.exact[owners],
+            arg_low=bounds.arg_low[slots],
+            arg_high=bounds.arg_high[slots],
+        )
+        moved = _moves(part, difference, sub, sign)
+        ends = np.cumsum([int(free[c.starts[q] : c.starts[q + 1]].sum()) for q in missing])
+        for q, piece in zip(missing, np.split(moved, ends[:-1], axis=1), strict=True):
+            found[q] = piece
+        with _REGRADED_LOCK:
+            for q in missing:
+                _MOVES[keys[q]] = found[q]
+            while len(_MOVES) > _BOUNDS_KEEP:
+                _MOVES.popitem(last=False)
+    levels = len(difference.levels())
+    return np.concatenate(found, axis=1) if found else np.zeros((levels, 0))
 
 
 def _margin(bounds: Bounds, sign: float) -> np.ndarray:
@@ -365,6 +409,7 @@ def _exact_gains(
 # Each question's bounds, kept by what they read (``Contest.question_key``): after a grade only
 # the graded question is bounded again.
 _BOUNDS: OrderedDict[tuple, tuple] = OrderedDict()
+_MOVES: OrderedDict[tuple, np.ndarray] = OrderedDict()  # _kept_moves, each question's
 _BOUNDS_KEEP = 50_000  # questions kept
 
 
