@@ -106,3 +106,29 @@ def test_only_the_cells_asked_for_are_drawn_and_their_means_agree_with_the_draws
     assert np.allclose(means.sum(axis=-1), 1.0)
     assert means.mean(axis=0) == pytest.approx(draws.mean(axis=0), abs=0.01)
     assert (means.std(axis=0) < draws.std(axis=0)).all()
+
+
+def test_a_curve_draws_what_numpy_multivariate_normal_draws_to_the_last_bit() -> None:
+    """Curve.sample keeps its Cholesky factor instead of numpy's checks and factorisation on
+    every call: the same draws, and the stream left at the same place."""
+    from labeler.metrics.relevance_model import Curve
+
+    for seed in range(50):
+        rng = np.random.default_rng(seed)
+        d = int(rng.integers(2, 7))
+        a = rng.normal(size=(d, d))
+        curve = Curve(rng.normal(size=d), a @ a.T + np.eye(d))
+        ours, numpys = np.random.default_rng([seed, 7]), np.random.default_rng([seed, 7])
+        worlds = int(rng.integers(1, 120))
+        expected = numpys.multivariate_normal(curve.mean, curve.cov, worlds, method="cholesky")
+        assert np.array_equal(curve.sample(ours, worlds), expected)
+        assert ours.random() == numpys.random()
+
+
+def test_the_sum_over_grades_is_numpys_to_the_last_bit() -> None:
+    from labeler.metrics.relevance_model import _last_sum
+
+    rng = np.random.default_rng(4)
+    for shape in [(50, 72, 3), (7, 3), (3,), (4, 2, 5), (0, 3)]:
+        values = rng.standard_gamma(rng.random(shape) * 4)
+        assert np.array_equal(_last_sum(values), values.sum(axis=-1, keepdims=True))

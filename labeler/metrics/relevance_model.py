@@ -38,7 +38,7 @@ none of 203 (tests/benchmarks/bench_label_next.py, section ``random``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -94,6 +94,10 @@ class Curve:
 
     mean: np.ndarray
     cov: np.ndarray
+    factor: np.ndarray = field(init=False)  # the covariance's Cholesky factor, worked out once
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "factor", np.linalg.cholesky(self.cov))
 
     @classmethod
     def fit(cls, x: np.ndarray, y: np.ndarray, weight: np.ndarray) -> Curve:
@@ -113,7 +117,12 @@ class Curve:
         return cls(beta, np.linalg.inv(hessian))
 
     def sample(self, rng: np.random.Generator, worlds: int) -> np.ndarray:
-        return rng.multivariate_normal(self.mean, self.cov, size=worlds, method="cholesky")
+        """Draws from the posterior: ``rng.multivariate_normal(mean, cov, worlds,
+        method="cholesky")`` to the last bit and the same stream, without its checks and its
+        factorisation on every call (a simulation draws every round)."""
+        draws = rng.standard_normal((worlds, len(self.mean))) @ self.factor.T
+        draws += self.mean
+        return draws
 
 
 CELL_FEATURES = features(np.repeat(BAND_RANKS, BANDS), np.tile(BAND_RANKS, BANDS))
@@ -168,7 +177,7 @@ class RelevanceModel:
         the curves (the Dirichlet's mean) rather than a draw around it: the same average over
         many worlds, with less noise, at the cost of no draw of the cells."""
         alpha = self._alpha(rng, worlds, cells)
-        return alpha / alpha.sum(axis=-1, keepdims=True)
+        return alpha / _last_sum(alpha)
 
     def _alpha(self, rng: np.random.Generator, worlds: int, cells: np.ndarray | None) -> np.ndarray:
         """The cells' Dirichlet parameters in each world: the curves drawn from their
@@ -204,11 +213,20 @@ def _clustered(question: np.ndarray, group: np.ndarray) -> np.ndarray:
     return 1.0 / np.sqrt(counts[inverse.reshape(-1)])
 
 
+def _last_sum(values: np.ndarray) -> np.ndarray:
+    """``values.sum(axis=-1, keepdims=True)`` to the last bit (numpy adds a short axis in
+    order, from the first value), in a tenth of the time for the three grades."""
+    total = values[..., 0].copy()
+    for k in range(1, values.shape[-1]):
+        total += values[..., k]
+    return total[..., None]
+
+
 def _dirichlet(rng: np.random.Generator, alpha: np.ndarray) -> np.ndarray:
     """Dirichlet draws along the last axis, for an array of parameters (numpy's own takes one
     parameter vector at a time)."""
     draws = rng.standard_gamma(np.maximum(alpha, 1e-9))
-    total = draws.sum(axis=-1, keepdims=True)
+    total = _last_sum(draws)
     # Tiny parameters can underflow every gamma draw to 0: fall back to the mean.
     flat = total[..., 0] <= 0
     if flat.any():
