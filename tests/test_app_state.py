@@ -204,3 +204,27 @@ def test_only_one_database_keeps_stores(tracked: Recorder, tmp_path: Path, monke
     in_thread(run)
     assert first.closed
     assert list(state._IDLE) == [str(tmp_path / "other.db")]
+
+
+def test_a_store_is_handed_on_as_it_was_opened(tracked: Recorder) -> None:
+    """An import enlarges SQLite's page cache and leaves temporary tables on its connection: the
+    next run, on the same connection, sees neither."""
+
+    def importing() -> None:
+        with state.run_scope():
+            conn = state.get_store().conn
+            conn.execute("PRAGMA cache_size = -1048576")
+            conn.execute("CREATE TEMP TABLE text_changes (chunk_id TEXT)")
+            conn.execute("INSERT INTO temp.text_changes VALUES ('left-over')")
+
+    def reading() -> None:
+        with state.run_scope():
+            conn = state.get_store().conn
+            seen.append(conn.execute("PRAGMA cache_size").fetchone()[0])
+            seen.append(conn.execute("SELECT count(*) FROM temp.sqlite_master").fetchone()[0])
+
+    seen: list = []
+    in_thread(importing)
+    in_thread(reading)
+    assert len(tracked.opened) == 1  # the same connection
+    assert seen == [-2000, 0]  # SQLite's default page cache, no temporary table

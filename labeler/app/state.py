@@ -16,11 +16,13 @@ run and the status line's) before stores were handed on (issue #23). Each run ha
   gives it back.
 
 A store given back inside a transaction (a run that failed half-way through a write) is closed,
-not handed on. The run's store is held per thread (``threading.local``: unlike a thread id, it
-dies with its thread, so a reused id never sees another run's store). ``get_store()`` returns a
-handle that always means "the store of the run executing now", so a page may keep ``store =
-get_store()`` at its top and use it in its callbacks: a callback runs in a later run, and the
-handle resolves to that run's store, never to one given back.
+not handed on; one given back otherwise is reset first (``Database.reset_session``: the page
+cache an import enlarged, temporary tables), so a run never inherits another's session state.
+The run's store is held per thread (``threading.local``: unlike a thread id, it dies with its
+thread, so a reused id never sees another run's store). ``get_store()`` returns a handle that
+always means "the store of the run executing now", so a page may keep ``store = get_store()``
+at its top and use it in its callbacks: a callback runs in a later run, and the handle resolves
+to that run's store, never to one given back.
 """
 
 from __future__ import annotations
@@ -84,6 +86,7 @@ def _give_back(store: Store) -> None:
     and the last one's are closed rather than left open."""
     others: list[Store] = []
     if not store.conn.in_transaction:
+        store.reset_session()
         path = str(store.path)
         with _IDLE_LOCK:
             for other in [p for p in _IDLE if p != path]:

@@ -85,6 +85,7 @@ class Database:
         if not in_memory and self.db.journal_mode != "wal":
             self.db.enable_wal()
         conn.execute("PRAGMA synchronous = NORMAL")
+        self._cache_size = int(conn.execute("PRAGMA cache_size").fetchone()[0])
         if migrate:
             from labeler.store.schema import migrations
 
@@ -95,6 +96,17 @@ class Database:
     @property
     def conn(self) -> sqlite3.Connection:
         return self.db.conn
+
+    def reset_session(self) -> None:
+        """The connection as it was opened, for the next run a store is handed to
+        (``labeler.app.state``): SQLite's page cache back to its size (an import asks for 1 GiB)
+        and no temporary table left (an import's staging and its notes of changed texts)."""
+        self.conn.execute(f"PRAGMA cache_size = {self._cache_size}")
+        temporary = self.conn.execute(
+            "SELECT name FROM temp.sqlite_master WHERE type = 'table'"
+        ).fetchall()
+        for (name,) in temporary:
+            self.conn.execute(f'DROP TABLE temp."{name}"')
 
     def close(self) -> None:
         self.db.close()
