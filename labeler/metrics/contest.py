@@ -18,6 +18,7 @@ Slots are grouped by question (``starts``), so every per-question figure is a se
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
@@ -94,18 +95,18 @@ class Contest:
         return np.diff(self.starts)
 
     def question_key(self, q: int) -> bytes:
-        """Everything of question ``q`` that its ``d`` and its bounds read, for one metric: its
-        slots' places in A's and B's top k, their grades and its labels outside the pool (a
-        cache key; its length fixes the slot count, so no two questions share one by accident)."""
+        """A cache key of everything of question ``q`` that its ``d`` and its bounds read, for
+        one metric: its slots' places in A's and B's top k, their grades and its labels outside
+        the pool. A 128-bit digest of those bytes (whose length fixes the slot count): two
+        different questions share one with odds of 2**-128, and a key stays small however
+        long the question's pool."""
         start, end = int(self.starts[q]), int(self.starts[q + 1])
-        return b"".join(
-            (
-                self.pos_a[start:end].tobytes(),
-                self.pos_b[start:end].tobytes(),
-                self.grade[start:end].tobytes(),
-                self.out_grades[q].tobytes(),
-            )
-        )
+        digest = hashlib.blake2b(digest_size=16)
+        digest.update(self.pos_a[start:end].tobytes())
+        digest.update(self.pos_b[start:end].tobytes())
+        digest.update(self.grade[start:end].tobytes())
+        digest.update(self.out_grades[q].tobytes())
+        return digest.digest()
 
     def with_grades(self, grade: np.ndarray) -> Contest:
         """The same pool with more grades (-1: unjudged): the simulations' oracle step. Slots
@@ -356,7 +357,7 @@ class _Pool:
 # only the labels changed; matching the two runs' chunk ids took most of building a contest.
 _POOLS: OrderedDict[tuple, _Pool] = OrderedDict()
 _POOLS_LOCK = threading.Lock()  # the app decides from several threads
-_POOLS_KEEP = 8
+_POOLS_KEEP = 4  # a pool of two 1M-line runs holds about 50 MB
 
 
 def _pool(
