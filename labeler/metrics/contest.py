@@ -22,7 +22,7 @@ import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -64,6 +64,7 @@ class Contest:
     out_grades: np.ndarray
     observations: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
     _chunks: tuple[Strings, np.ndarray]
+    _keys: list = field(default_factory=list, repr=False)  # question_keys, once worked out
 
     @property
     def size(self) -> int:
@@ -93,6 +94,13 @@ class Contest:
     def counts(self) -> np.ndarray:
         """Slots per question."""
         return np.diff(self.starts)
+
+    def question_keys(self) -> list[bytes]:
+        """``question_key`` of every question, worked out once per contest (label next's
+        caches each ask for them)."""
+        if len(self._keys) != self.num_questions:
+            self._keys[:] = [self.question_key(q) for q in range(self.num_questions)]
+        return self._keys
 
     def question_key(self, q: int) -> bytes:
         """A cache key of everything of question ``q`` that its ``d`` and its bounds read, for

@@ -345,7 +345,7 @@ def _kept_moves(frame: Frame, difference: Difference, bounds: Bounds, sign: floa
     c = frame.contest
     metric = (str(c.metric), c.cut, c.options, sign)
     free = ~frame.judged
-    keys = [(metric, c.question_key(q)) for q in range(frame.q)]
+    keys = [(metric, key) for key in c.question_keys()]
     with _REGRADED_LOCK:
         found = [_MOVES.get(key) for key in keys]
     missing = [q for q, part in enumerate(found) if part is None]
@@ -418,7 +418,7 @@ def _kept_bounds(frame: Frame, difference: Difference) -> Bounds:
     to the last bit, since a question's bounds read its own slots only."""
     c = frame.contest
     metric = (str(c.metric), c.cut, c.options)
-    keys = [(metric, c.question_key(q)) for q in range(frame.q)]
+    keys = [(metric, key) for key in c.question_keys()]
     with _REGRADED_LOCK:
         found = [_BOUNDS.get(key) for key in keys]
     missing = [q for q, part in enumerate(found) if part is None]
@@ -472,7 +472,7 @@ def _regraded_bounds(frame: Frame, difference: Difference, slots: np.ndarray) ->
     levels = difference.levels()
     questions = c.question[slots]
     metric = (str(c.metric), c.cut, c.options)
-    keys_of = {int(q): c.question_key(int(q)) for q in np.unique(questions).tolist()}
+    keys_of = c.question_keys()
     keys = [
         (metric, keys_of[q], offset)
         for q, offset in zip(
