@@ -291,6 +291,44 @@ def _wins(totals: np.ndarray) -> float:
 # -- next pairs -----------------------------------------------------------------------------
 
 
+class _Kept:
+    """Parts of label next's figures kept by what they read (a question's key,
+    ``Contest.question_key``, with the metric), at most ``keep`` of them, the oldest dropped
+    first. A grade changes one question's key: only its parts are worked out again, and every
+    figure is the one worked out afresh, since a question's parts read its own slots only."""
+
+    _lock = threading.Lock()  # the app decides from several threads
+
+    def __init__(self, keep: int) -> None:
+        self._parts: OrderedDict[tuple, object] = OrderedDict()
+        self._keep = keep
+
+    def parts(self, keys: list[tuple], work_out) -> list:
+        """The part kept for each key; those not kept are worked out together by
+        ``work_out(positions of their keys)`` (one part each, in that order) and kept."""
+        with self._lock:
+            found = [self._parts.get(key) for key in keys]
+        missing = [i for i, part in enumerate(found) if part is None]
+        if missing:
+            for i, part in zip(missing, work_out(missing), strict=True):
+                found[i] = part
+            with self._lock:
+                for i in missing:
+                    self._parts[keys[i]] = found[i]
+                while len(self._parts) > self._keep:
+                    self._parts.popitem(last=False)
+        return found
+
+    def clear(self) -> None:
+        with self._lock:
+            self._parts.clear()
+
+
+_BOUNDS = _Kept(20_000)  # each question's bounds (twice the 10,000 questions of a benchmark)
+_MOVES = _Kept(20_000)  # each question's slots' moves from them (the quick weights)
+_REGRADED = _Kept(50_000)  # each slot's question bounded with the slot at each level
+
+
 def _level_probability(frame: Frame, difference: Difference, simulation: Simulation) -> np.ndarray:
     """Per unjudged slot, the model's probability of each grade the metric tells apart."""
     probs = simulation.grade_probabilities  # per free slot, grades 0/1/2
@@ -340,18 +378,14 @@ def _moves(frame: Frame, difference: Difference, bounds: Bounds, sign: float) ->
 
 
 def _kept_moves(frame: Frame, difference: Difference, bounds: Bounds, sign: float) -> np.ndarray:
-    """``_moves``, each question's part kept by what it reads (its slots, ``question_key``, and
-    so its bounds' gradings): after a grade only the graded question's are worked out again."""
+    """``_moves``, each question's part kept (``_MOVES``): after a grade only the graded
+    question's are worked out again (its bounds' gradings follow from its key)."""
     c = frame.contest
     metric = (str(c.metric), c.cut, c.options, sign)
     free = ~frame.judged
-    keys = [(metric, key) for key in c.question_keys()]
-    with _REGRADED_LOCK:
-        found = [_MOVES.get(key) for key in keys]
-    missing = [q for q, part in enumerate(found) if part is None]
-    if missing:
+
+    def work_out(missing: list[int]) -> list[np.ndarray]:
         owners = np.asarray(missing, dtype=np.int64)
-        part = Frame.of(c.take(owners))
         slots = np.concatenate([np.arange(c.starts[q], c.starts[q + 1]) for q in missing])
         sub = Bounds(
             low=bounds.low[owners],
@@ -362,15 +396,11 @@ def _kept_moves(frame: Frame, difference: Difference, bounds: Bounds, sign: floa
             arg_low=bounds.arg_low[slots],
             arg_high=bounds.arg_high[slots],
         )
-        moved = _moves(part, difference, sub, sign)
+        moved = _moves(Frame.of(c.take(owners)), difference, sub, sign)
         ends = np.cumsum([int(free[c.starts[q] : c.starts[q + 1]].sum()) for q in missing])
-        for q, piece in zip(missing, np.split(moved, ends[:-1], axis=1), strict=True):
-            found[q] = piece
-        with _REGRADED_LOCK:
-            for q in missing:
-                _MOVES[keys[q]] = found[q]
-            while len(_MOVES) > _BOUNDS_KEEP:
-                _MOVES.popitem(last=False)
+        return np.split(moved, ends[:-1], axis=1)
+
+    found = _MOVES.parts([(metric, key) for key in c.question_keys()], work_out)
     levels = len(difference.levels())
     return np.concatenate(found, axis=1) if found else np.zeros((levels, 0))
 
@@ -406,43 +436,29 @@ def _exact_gains(
     return gains
 
 
-# Each question's bounds, kept by what they read (``Contest.question_key``): after a grade only
-# the graded question is bounded again.
-_BOUNDS: OrderedDict[tuple, tuple] = OrderedDict()
-_MOVES: OrderedDict[tuple, np.ndarray] = OrderedDict()  # _kept_moves, each question's
-_BOUNDS_KEEP = 20_000  # questions kept (twice the 10,000 of the biggest benchmark)
-
-
 def _kept_bounds(frame: Frame, difference: Difference) -> Bounds:
-    """``difference.bounds(frame)``, each question's part kept (``_BOUNDS``): the same figures
-    to the last bit, since a question's bounds read its own slots only."""
+    """``difference.bounds(frame)``, each question's part kept (``_BOUNDS``)."""
     c = frame.contest
     metric = (str(c.metric), c.cut, c.options)
-    keys = [(metric, key) for key in c.question_keys()]
-    with _REGRADED_LOCK:
-        found = [_BOUNDS.get(key) for key in keys]
-    missing = [q for q, part in enumerate(found) if part is None]
-    if missing:
-        owners = np.asarray(missing, dtype=np.int64)
-        part = c.take(owners)
+
+    def work_out(missing: list[int]) -> list[tuple]:
+        part = c.take(np.asarray(missing, dtype=np.int64))
         new = difference.bounds(Frame.of(part))
         starts = part.starts.tolist()
-        for i, q in enumerate(missing):
-            span = slice(starts[i], starts[i + 1])
-            found[q] = (
+        return [
+            (
                 new.low[i],
                 new.high[i],
                 new.can_score[i],
                 new.can_drop[i],
                 new.exact[i],
-                new.arg_low[span],
-                new.arg_high[span],
+                new.arg_low[starts[i] : starts[i + 1]],
+                new.arg_high[starts[i] : starts[i + 1]],
             )
-        with _REGRADED_LOCK:
-            for q in missing:
-                _BOUNDS[keys[q]] = found[q]
-            while len(_BOUNDS) > _BOUNDS_KEEP:
-                _BOUNDS.popitem(last=False)
+            for i in range(len(missing))
+        ]
+
+    found = _BOUNDS.parts([(metric, key) for key in c.question_keys()], work_out)
     if not found:
         return difference.bounds(frame)
     low, high, can_score, can_drop, exact, arg_low, arg_high = zip(*found, strict=True)
@@ -457,33 +473,20 @@ def _kept_bounds(frame: Frame, difference: Difference) -> Bounds:
     )
 
 
-# Each slot's question bounded again with the slot at each level, kept by what those bounds
-# read (``Contest.question_key``): after a grade only the graded question's slots are bounded
-# again, where every shortlisted slot was (most of a key's cost in the "decide A vs B" queue).
-_REGRADED: OrderedDict[tuple, np.ndarray] = OrderedDict()
-_REGRADED_LOCK = threading.Lock()  # the app decides from several threads
-_REGRADED_KEEP = 50_000  # slots kept: a few MB
-
-
 def _regraded_bounds(frame: Frame, difference: Difference, slots: np.ndarray) -> Bounds:
     """Bounds of each slot's question with the slot graded at each of the metric's levels
-    (slot-major: len(slots) x levels rows), worked out only for slots not kept."""
+    (slot-major: len(slots) x levels rows), each slot's kept (``_REGRADED``): after a grade
+    only the graded question's slots are bounded again, where every shortlisted slot was."""
     c = frame.contest
     levels = difference.levels()
     questions = c.question[slots]
     metric = (str(c.metric), c.cut, c.options)
     keys_of = c.question_keys()
-    keys = [
-        (metric, keys_of[q], offset)
-        for q, offset in zip(
-            questions.tolist(), (slots - c.starts[questions]).tolist(), strict=True
-        )
-    ]
-    with _REGRADED_LOCK:
-        found = [_REGRADED.get(key) for key in keys]
-    missing = np.flatnonzero(np.fromiter((f is None for f in found), bool, len(found)))
-    if len(missing):
-        fresh = slots[missing]
+    offsets = (slots - c.starts[questions]).tolist()
+    keys = [(metric, keys_of[q], o) for q, o in zip(questions.tolist(), offsets, strict=True)]
+
+    def work_out(missing: list[int]) -> list[np.ndarray]:
+        fresh = slots[np.asarray(missing, dtype=np.int64)]
         owners = c.question[fresh]
         copies = c.take(np.repeat(owners, len(levels)))
         grade = copies.grade.copy()
@@ -491,13 +494,9 @@ def _regraded_bounds(frame: Frame, difference: Difference, slots: np.ndarray) ->
         grade[at] = np.tile(np.asarray(levels, dtype=np.int8), len(fresh))
         new = difference.bounds(Frame.of(copies.with_grades(grade)))
         rows = np.stack([new.low, new.high, new.can_drop, new.can_score], axis=1)
-        rows = rows.reshape(len(fresh), len(levels), 4)
-        with _REGRADED_LOCK:
-            for i, row in zip(missing.tolist(), rows, strict=True):
-                found[i] = row
-                _REGRADED[keys[i]] = row
-            while len(_REGRADED) > _REGRADED_KEEP:
-                _REGRADED.popitem(last=False)
+        return list(rows.reshape(len(fresh), len(levels), 4))
+
+    found = _REGRADED.parts(keys, work_out)
     table = np.concatenate(found).reshape(-1, 4) if found else np.zeros((0, 4))
     return Bounds(
         low=table[:, 0],
