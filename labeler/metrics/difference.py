@@ -20,7 +20,7 @@ does from ``evaluate``'s averages; one whose unjudged slots might all be irrelev
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -54,6 +54,7 @@ class Frame:
     heads: np.ndarray
     out_relevant: np.ndarray
     min_grade: int
+    memo: dict = field(default_factory=dict, repr=False)  # what a metric derives once per frame
 
     @classmethod
     def of(cls, contest: Contest) -> Frame:
@@ -374,11 +375,28 @@ class Ndcg(Difference):
     binary = False
 
     def w(self, frame: Frame) -> np.ndarray:
-        return discounts(frame.contest.pos_a) - discounts(frame.contest.pos_b)
+        """Each slot's discount in A minus its discount in B (worked out once per frame: a
+        simulation scores the same frame in every round)."""
+        if "w" not in frame.memo:
+            c = frame.contest
+            frame.memo["w"] = discounts(c.pos_a) - discounts(c.pos_b)
+        return frame.memo["w"]
 
     def ideal(self, frame: Frame, twos: np.ndarray, ones: np.ndarray) -> np.ndarray:
-        """Ideal DCG of a question with ``twos`` labels of grade 2 and ``ones`` of grade 1."""
-        table = self.ideal_table(frame, int(np.max(twos, initial=0)), int(np.max(ones, initial=0)))
+        """Ideal DCG of a question with ``twos`` labels of grade 2 and ``ones`` of grade 1. The
+        table is the frame's, made once as large as any grading can need (a prefix of a larger
+        table is the smaller table: its sums run in the same order)."""
+        most_twos, most_ones = int(np.max(twos, initial=0)), int(np.max(ones, initial=0))
+        table = frame.memo.get("ideal")
+        if table is None or table.shape[0] <= most_twos or table.shape[1] <= most_ones:
+            widest = int(frame.contest.counts().max(initial=0))
+            out = frame.contest.out_grades
+            table = self.ideal_table(
+                frame,
+                max(most_twos, widest + int(out[:, 2].max(initial=0))),
+                max(most_ones, widest + int(out[:, 1].max(initial=0))),
+            )
+            frame.memo["ideal"] = table
         return table[twos, ones]
 
     def ideal_table(self, frame: Frame, twos: int, ones: int) -> np.ndarray:
