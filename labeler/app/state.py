@@ -84,19 +84,19 @@ def _give_back(store: Store) -> None:
     """Keep the store for the next run, unless it is inside a transaction or enough are kept.
     Only one database's are kept: a server has one; a test session moves from one to the next,
     and the last one's are closed rather than left open."""
-    others: list[Store] = []
-    if not store.conn.in_transaction:
+    closing: list[Store] = []
+    if store.conn.in_transaction:
+        closing.append(store)
+    else:
         store.reset_session()
         path = str(store.path)
         with _IDLE_LOCK:
             for other in [p for p in _IDLE if p != path]:
-                others += _IDLE.pop(other)
+                closing += _IDLE.pop(other)
             idle = _IDLE.setdefault(path, [])
-            if len(idle) < _IDLE_KEEP:
-                idle.append(store)
-                store = None
-    for closing in (*others, *([store] if store is not None else [])):
-        closing.close()
+            (idle if len(idle) < _IDLE_KEEP else closing).append(store)
+    for each in closing:
+        each.close()
 
 
 def _current() -> Store:

@@ -124,12 +124,8 @@ def _parts(
     accepted: set[str] | None = None,
 ) -> dict[str, QuestionConsensus]:
     """The consensus of ``questions`` (None: of every ``accepted`` question), one part each."""
-    if questions is None:
-        wanted = accepted or set()
-        labels = [row for row in store.labels.chunking_labels(chunking) if row[0] in wanted]
-    else:
-        wanted = questions
-        labels = store.labels.question_labels_in(chunking, sorted(questions))
+    wanted = (accepted or set()) if questions is None else questions
+    labels = [row for row in store.labels.chunking_labels(chunking, questions) if row[0] in wanted]
     marks = [row for row in store.labels.unanswerable_marks(chunking) if row[0] in wanted]
     adjudications = store.adjudications.current(chunking)
     return by_question(labels, marks, adjudications, policy=policy, questions=wanted)

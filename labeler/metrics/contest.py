@@ -19,8 +19,6 @@ Slots are grouped by question (``starts``), so every per-question figure is a se
 from __future__ import annotations
 
 import hashlib
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -28,6 +26,7 @@ import numpy as np
 
 from labeler.errors import LabelerError
 from labeler.metrics.evaluation import RankedLayout, ranked_layout
+from labeler.metrics.kept import Kept
 from labeler.metrics.keys import HashCollision, key_bits, match, sorted_keys
 from labeler.metrics.registry import parse_label_next_metric
 from labeler.metrics.strings import Strings, hash64
@@ -234,15 +233,20 @@ class _Side:
     """A run's results in ranking order, with their chunk ids (no grades: ``layout.grades``)."""
 
     layout: RankedLayout
-    question: np.ndarray
-    position: np.ndarray
     chunks: Strings
+
+    @property
+    def question(self) -> np.ndarray:
+        return self.layout.question
+
+    @property
+    def position(self) -> np.ndarray:
+        return self.layout.position
 
 
 def _side(questions: tuple[str, ...], run: Run, options: Options) -> _Side:
     layout = ranked_layout(questions, run, options)
-    chunks = run.chunks if layout.rows is None else run.chunks.take(layout.rows)
-    return _Side(layout, layout.question, layout.position, chunks)
+    return _Side(layout, run.chunks if layout.rows is None else run.chunks.take(layout.rows))
 
 
 def _check_grades(qrels: Qrels) -> None:
@@ -283,7 +287,17 @@ def build_contest(
     everything = qrels.with_questions(
         wanted if wanted is not None else (*run_a.questions, *run_b.questions)
     )
-    pool = _pool(everything.questions, wanted, run_a, run_b, parsed.k, options)
+    key = (
+        id(run_a),
+        id(run_b),
+        everything.questions,
+        None if wanted is None else tuple(wanted),
+        parsed.k,
+        options,
+    )
+    pool = _POOLS.get(
+        key, lambda: _make_pool(everything.questions, wanted, run_a, run_b, parsed.k, options)
+    )
     a_grade = pool.a.layout.grades(everything, run_a)
     b_grade = pool.b.layout.grades(everything, run_b)
     grade = np.concatenate([a_grade[pool.from_a], b_grade[pool.from_b]]).astype(np.int8)
@@ -341,7 +355,7 @@ class _Pool:
     not there, or not compared), ``b_in_a`` the same the other way.
     """
 
-    run_a: Run
+    run_a: Run  # kept alive with the pool (its key holds their ids)
     run_b: Run
     a: _Side
     b: _Side
@@ -363,39 +377,8 @@ class _Pool:
 
 # Pools kept while their runs and questions stay: label next asks again after every grade, when
 # only the labels changed; matching the two runs' chunk ids took most of building a contest.
-_POOLS: OrderedDict[tuple, _Pool] = OrderedDict()
-_POOLS_LOCK = threading.Lock()  # the app decides from several threads
-_POOLS_KEEP = 4  # a pool of two 1M-line runs holds about 50 MB
-
-
-def _pool(
-    questions: tuple[str, ...],
-    wanted: list[str] | None,
-    run_a: Run,
-    run_b: Run,
-    cut: int | None,
-    options: Options,
-) -> _Pool:
-    """The pool of the two runs for the test set's ``questions`` (those ``wanted`` compared,
-    all by default), kept per run (the very objects), questions, cutoff and options."""
-    key = (
-        id(run_a),
-        id(run_b),
-        questions,
-        None if wanted is None else tuple(wanted),
-        cut,
-        options,
-    )
-    with _POOLS_LOCK:
-        kept = _POOLS.get(key)
-    if kept is not None and kept.run_a is run_a and kept.run_b is run_b:
-        return kept
-    pool = _make_pool(questions, wanted, run_a, run_b, cut, options)
-    with _POOLS_LOCK:
-        _POOLS[key] = pool
-        while len(_POOLS) > _POOLS_KEEP:
-            _POOLS.popitem(last=False)
-    return pool
+# A pool holds its runs, so the ids in its key cannot pass to other runs while it is kept.
+_POOLS = Kept(4)  # a pool of two 1M-line runs holds about 50 MB
 
 
 def _make_pool(

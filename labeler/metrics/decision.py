@@ -22,8 +22,6 @@ depend only on the inputs and ``seed``.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
@@ -33,6 +31,7 @@ from labeler.errors import LabelerError
 from labeler.metrics.contest import Contest, build_contest
 from labeler.metrics.difference import Bounds, Difference, Frame, difference_of
 from labeler.metrics.judge_prior import LEVELS, JudgePrior, slot_grades
+from labeler.metrics.kept import Kept
 from labeler.metrics.relevance_model import RelevanceModel, cell
 from labeler.metrics.tables import Run, as_run
 from labeler.metrics.types import DEFAULT_OPTIONS, Metric, Options
@@ -291,42 +290,9 @@ def _wins(totals: np.ndarray) -> float:
 # -- next pairs -----------------------------------------------------------------------------
 
 
-class _Kept:
-    """Parts of label next's figures kept by what they read (a question's key,
-    ``Contest.question_key``, with the metric), at most ``keep`` of them, the oldest dropped
-    first. A grade changes one question's key: only its parts are worked out again, and every
-    figure is the one worked out afresh, since a question's parts read its own slots only."""
-
-    _lock = threading.Lock()  # the app decides from several threads
-
-    def __init__(self, keep: int) -> None:
-        self._parts: OrderedDict[tuple, object] = OrderedDict()
-        self._keep = keep
-
-    def parts(self, keys: list[tuple], work_out) -> list:
-        """The part kept for each key; those not kept are worked out together by
-        ``work_out(positions of their keys)`` (one part each, in that order) and kept."""
-        with self._lock:
-            found = [self._parts.get(key) for key in keys]
-        missing = [i for i, part in enumerate(found) if part is None]
-        if missing:
-            for i, part in zip(missing, work_out(missing), strict=True):
-                found[i] = part
-            with self._lock:
-                for i in missing:
-                    self._parts[keys[i]] = found[i]
-                while len(self._parts) > self._keep:
-                    self._parts.popitem(last=False)
-        return found
-
-    def clear(self) -> None:
-        with self._lock:
-            self._parts.clear()
-
-
-_BOUNDS = _Kept(20_000)  # each question's bounds (twice the 10,000 questions of a benchmark)
-_MOVES = _Kept(20_000)  # each question's slots' moves from them (the quick weights)
-_REGRADED = _Kept(50_000)  # each slot's question bounded with the slot at each level
+_BOUNDS = Kept(20_000)  # each question's bounds (twice the 10,000 questions of a benchmark)
+_MOVES = Kept(20_000)  # each question's slots' moves from them (the quick weights)
+_REGRADED = Kept(50_000)  # each slot's question bounded with the slot at each level
 
 
 def _level_probability(frame: Frame, difference: Difference, simulation: Simulation) -> np.ndarray:
@@ -366,11 +332,11 @@ def _weights(
     return weight
 
 
-def _moves(frame: Frame, difference: Difference, bounds: Bounds, sign: float) -> np.ndarray:
+def _moves(frame: Frame, difference: Difference, start: np.ndarray, sign: float) -> np.ndarray:
     """For ``_weights``: how far each unjudged slot's grade (levels x slots) can move its
-    question's d towards the side of ``sign`` from the grading at that side's bound."""
+    question's d towards the side of ``sign`` from ``start``, the grading at that side's
+    bound."""
     free_slots = np.flatnonzero(~frame.judged)
-    start = bounds.arg_low if sign > 0 else bounds.arg_high
     base, _ = difference.evaluate(frame, start[None])
     changed = difference.single_changes(frame, start, free_slots)
     q = frame.contest.question[free_slots]
@@ -387,16 +353,8 @@ def _kept_moves(frame: Frame, difference: Difference, bounds: Bounds, sign: floa
     def work_out(missing: list[int]) -> list[np.ndarray]:
         owners = np.asarray(missing, dtype=np.int64)
         slots = np.concatenate([np.arange(c.starts[q], c.starts[q + 1]) for q in missing])
-        sub = Bounds(
-            low=bounds.low[owners],
-            high=bounds.high[owners],
-            can_score=bounds.can_score[owners],
-            can_drop=bounds.can_drop[owners],
-            exact=bounds.exact[owners],
-            arg_low=bounds.arg_low[slots],
-            arg_high=bounds.arg_high[slots],
-        )
-        moved = _moves(Frame.of(c.take(owners)), difference, sub, sign)
+        start = (bounds.arg_low if sign > 0 else bounds.arg_high)[slots]
+        moved = _moves(Frame.of(c.take(owners)), difference, start, sign)
         ends = np.cumsum([int(free[c.starts[q] : c.starts[q + 1]].sum()) for q in missing])
         return np.split(moved, ends[:-1], axis=1)
 

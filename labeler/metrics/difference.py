@@ -185,7 +185,8 @@ def _known(frame: Frame) -> np.ndarray:
 
 
 class Difference:
-    """One metric's d: subclasses give ``values`` (d and scored under gradings) and
+    """One metric's d: subclasses give ``values`` (d under gradings; nDCG overrides
+    ``evaluate`` itself, to count relevant slots from the grade counts it reads) and
     ``bounds``."""
 
     binary = True
@@ -422,9 +423,6 @@ class Ndcg(Difference):
         scored = total > 0
         return np.where(scored, self._ratio(frame, gradings, twos, ones), 0.0), scored
 
-    def values(self, frame, gradings, relevant, total):
-        return self._ratio(frame, gradings, *self._counts(frame, gradings))
-
     @staticmethod
     def _counts(frame: Frame, gradings: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The grade 2s and grade 1s among each question's slots, from one sum (the 2s counted
@@ -445,8 +443,8 @@ class Ndcg(Difference):
         gains = gain_table(frame)
         w = self.w(frame)
         numerator = frame.segment(gained(frame, grading, w))
-        twos = frame.segment((grading == 2).astype(np.int64)) + c.out_grades[:, 2]
-        ones = frame.segment((grading == 1).astype(np.int64)) + c.out_grades[:, 1]
+        twos, ones = self._counts(frame, grading)
+        twos, ones = twos + c.out_grades[:, 2], ones + c.out_grades[:, 1]
         old = grading[slots]
         table = self.ideal_table(frame, int(twos.max(initial=0)) + 1, int(ones.max(initial=0)) + 1)
         out = []

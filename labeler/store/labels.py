@@ -601,18 +601,27 @@ class Labels(Facet):
             row["source_chunk_ids"] = json.loads(row["source_chunk_ids"])
         return rows
 
-    def chunking_labels(self, chunking: str) -> Iterator[tuple[str, str, str, int]]:
-        """(question, chunk, reviewer, grade) of every current label in the chunking, streamed.
+    def chunking_labels(
+        self, chunking: str, questions: Iterable[str] | None = None
+    ) -> Iterator[tuple[str, str, str, int]]:
+        """(question, chunk, reviewer, grade) of every current label in the chunking, streamed;
+        only those of ``questions`` when given (a few questions that changed).
 
         Stale labels (their chunk's text changed since) are left out. Otherwise unfiltered on
         purpose: the caller already knows which questions it wants, and a join with the
         questions would cost more than the labels it saves.
         """
-        cursor = self.conn.execute(
+        sql = (
             "SELECT question_id, chunk_id, reviewer, grade FROM labels"
-            " WHERE chunking = ? AND state = 'current'",
-            (chunking,),
+            " WHERE chunking = ? AND state = 'current'"
         )
+        if questions is None:
+            cursor = self.conn.execute(sql, (chunking,))
+        else:
+            cursor = self.conn.execute(
+                sql + " AND question_id IN (SELECT value FROM json_each(?))",
+                (chunking, json.dumps(list(questions))),
+            )
         while rows := cursor.fetchmany(50_000):
             yield from rows
 
@@ -630,21 +639,6 @@ class Labels(Facet):
         for row in rows:
             row["tags"] = json.loads(row["tags"])
         return rows
-
-    def question_labels_in(
-        self, chunking: str, questions: Iterable[str]
-    ) -> list[tuple[str, str, str, int]]:
-        """``chunking_labels`` of the given questions only."""
-        wanted = list(questions)
-        return [
-            tuple(row)
-            for row in self.conn.execute(
-                "SELECT question_id, chunk_id, reviewer, grade FROM labels"
-                " WHERE chunking = ? AND state = 'current'"
-                " AND question_id IN (SELECT value FROM json_each(?))",
-                (chunking, json.dumps(wanted)),
-            )
-        ]
 
     def last_event(self) -> int:
         """The id of the latest change of a label, mark or adjudication (0: none yet)."""
@@ -677,9 +671,8 @@ class Labels(Facet):
     def revision(self) -> tuple[int, str]:
         """Changes whenever a label, mark or adjudication changes (the history only grows) or a
         run is imported: a cache key for anything computed from labels and runs."""
-        events = int(self.scalar("SELECT coalesce(max(id), 0) FROM label_events"))
         runs = str(self.scalar("SELECT coalesce(max(imported_at), '') FROM runs"))
-        return events, runs
+        return self.last_event(), runs
 
     def counts(self, chunking: str) -> dict[str, dict]:
         """Labels of one chunking per grade and per reviewer, with the label count of every
