@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from labeler.metrics.keys import rekeyed, sorted_keys
+from labeler.metrics.keys import rekeyed, sort_kind, sorted_keys
 
 
 def test_rekeyed_renumbers_the_questions_and_keeps_the_top_bits_of_the_hash() -> None:
@@ -33,3 +33,31 @@ def test_rekeyed_renumbers_the_questions_and_keeps_the_top_bits_of_the_hash() ->
 def test_rekeyed_cannot_add_bits_the_keys_did_not_keep() -> None:
     own = sorted_keys(np.zeros(2, dtype=np.int32), np.array([1, 2], dtype=np.uint64), 40)
     assert rekeyed(own, np.array([0], dtype=np.int32), 41) is None
+
+
+def test_rekeyed_keeps_the_keys_when_the_numbering_is_the_same() -> None:
+    own = sorted_keys(np.array([0, 1], dtype=np.int32), np.array([9, 7], dtype=np.uint64), 40)
+    assert rekeyed(own, np.array([0, 1], dtype=np.int32), 40) is own
+    # Fewer bits, or another numbering, make new keys.
+    assert rekeyed(own, np.array([0, 1], dtype=np.int32), 39) is not own
+    assert rekeyed(own, np.array([1, 0], dtype=np.int32), 40) is not own
+
+
+def test_sort_kind_takes_the_stable_sort_for_rows_grouped_by_question() -> None:
+    assert sort_kind(np.array([0, 0, 1, 1, 1, 2], dtype=np.int32)) == "stable"
+    assert sort_kind(np.array([], dtype=np.int32)) == "stable"
+    assert sort_kind(np.array([0, 1, 0], dtype=np.int32)) is None
+
+
+def test_sorted_keys_sorts_the_same_rows_in_order_or_not() -> None:
+    # Question 0: hashes 5, 1, 3 (top bits); question 1: 2, 4. The same rows shuffled sort to
+    # the same keys, and each key's row holds that key's question and hash.
+    question = np.array([0, 0, 0, 1, 1], dtype=np.int32)
+    hashes = np.array([5, 1, 3, 2, 4], dtype=np.uint64) << np.uint64(56)
+    grouped = sorted_keys(question, hashes.copy(), 8)
+    assert grouped.rows.tolist() == [1, 2, 0, 3, 4]
+    assert grouped.keys.tolist() == [1, 3, 5, 256 + 2, 256 + 4]
+    shuffle = np.array([3, 0, 4, 2, 1])
+    mixed = sorted_keys(question[shuffle], hashes[shuffle].copy(), 8)
+    assert mixed.keys.tolist() == grouped.keys.tolist()
+    assert shuffle[mixed.rows].tolist() == grouped.rows.tolist()

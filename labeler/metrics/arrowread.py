@@ -111,7 +111,14 @@ def _invisible(data: bytes) -> bool:
 
 def _parse(source: Any, separator: int, names: list[str], types: dict[str, str]) -> Any:
     """Arrow's table of the columns named in ``types``, or None when a line does not parse into
-    exactly ``names`` of those types."""
+    exactly ``names`` of those types.
+
+    Arrow allocates from the C library's allocator here (as numpy does), not from its own
+    mimalloc pool: the table lives only until its columns are copied into numpy, and memory
+    it frees is then reused by numpy's arrays instead of being faulted in afresh. mimalloc
+    commits its arena in transparent huge pages: parsing a 20 MB qrels file had the kernel
+    zero 90 MB, and an evaluation of 10,000 x 100 about 320 MB in all (180 MB with one
+    allocator; see docs/benchmarks.md, "Fresh memory")."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
@@ -124,6 +131,7 @@ def _parse(source: Any, separator: int, names: list[str], types: dict[str, str])
     try:
         return pcsv.read_csv(
             source,
+            memory_pool=pa.system_memory_pool(),
             read_options=pcsv.ReadOptions(column_names=names, block_size=1 << 22),
             parse_options=pcsv.ParseOptions(
                 delimiter=chr(separator), quote_char=False, escape_char=False
@@ -163,7 +171,8 @@ def _columns(path: Path, names: list[str], types: dict[str, str]) -> dict[str, A
         return None
     if table.num_rows == 0 or any(table[c].null_count for c in types):
         return None
-    table = table.unify_dictionaries()  # one dictionary, in order of first appearance
+    # one dictionary, in order of first appearance
+    table = table.unify_dictionaries(memory_pool=pa.system_memory_pool())
     return {name: table[name] for name in types}
 
 
@@ -203,14 +212,6 @@ def _codes(column: Any) -> tuple[np.ndarray, list[str]]:
     return (np.concatenate(codes) if codes else np.zeros(0, dtype=np.int32)), names
 
 
-def _release() -> None:
-    """Give Arrow's freed pages back: its allocator would otherwise keep hundreds of MB
-    after a big file has been copied into numpy."""
-    import pyarrow as pa
-
-    pa.default_memory_pool().release_unused()
-
-
 def fast_qrels(path: Path) -> Qrels | None:
     """A TREC qrels file as columns, or None (read it with the grammar's line reader)."""
     columns = _columns(
@@ -225,7 +226,6 @@ def fast_qrels(path: Path) -> Qrels | None:
         return None
     codes, names = _codes(columns.pop("question"))
     chunks = Strings.from_arrow(columns.pop("chunk"))
-    _release()
     return Qrels(tuple(names), codes, chunks, _joined(grades, np.int64), str(path))
 
 
@@ -245,7 +245,6 @@ def fast_run(path: Path, name: str, *, keep_ranks: bool, keep_scores: bool) -> R
         return None
     codes, names = _codes(columns.pop("question"))
     chunks = Strings.from_arrow(columns.pop("chunk"))
-    _release()
     return Run(
         name,
         tuple(names),

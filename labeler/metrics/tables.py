@@ -23,6 +23,7 @@ from labeler.metrics.keys import (
     exact_duplicate,
     first_duplicate,
     key_bits,
+    sort_kind,
     sorted_keys,
 )
 from labeler.metrics.strings import Strings, hash64
@@ -171,7 +172,7 @@ class Qrels:
             if top < 2**30 and len(self.questions) < 2**31:
                 # Equal grades of one question are interchangeable: any order of them will do.
                 key = self.question_index[rows].astype(np.int64) * (top + 1) + (top - grades)
-                rows = rows[np.argsort(key)]
+                rows = rows[np.argsort(key, kind=sort_kind(self.question_index))]
             else:
                 rows = rows[np.lexsort((-grades, self.question_index[rows]))]
             question = self.question_index[rows]
