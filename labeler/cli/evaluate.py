@@ -301,36 +301,15 @@ def _lean_process(*, compares: bool) -> None:
     - Without a comparison there is no matrix product: OpenBLAS need not start (and at exit
       stop) a thread per core when numpy loads. A comparison keeps them, and with them the
       exact figures its matrix products give; a value the user set is kept.
-    - Freed memory is kept for the next arrays (``_keep_freed_memory``).
+    - Freed memory is kept for the next arrays (``labeler.allocator.keep_freed_memory``).
     """
+    from labeler.allocator import keep_freed_memory
+
     atexit.unregister(gc.freeze)
     atexit.register(gc.freeze)
     if not compares:
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    _keep_freed_memory()
-
-
-# glibc's mallopt parameters (malloc.h)
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD, _M_ARENA_MAX = -1, -3, -8
-
-
-def _keep_freed_memory() -> None:
-    """Have glibc's allocator keep the memory numpy frees for the next arrays, instead of
-    giving it back to the kernel at once (arrays of more than 128 KiB are mapped and unmapped
-    one by one, from one arena per thread) and having the kernel zero fresh pages again: a
-    quarter of the page faults of a 10,000-question evaluation. Arrays over 32 MiB are still
-    mapped one by one, so a big evaluation's peak stays where it was (1.5 GB at 100,000
-    questions). The setting lasts as long as the process, which for the CLI ends with the
-    command. Other C libraries are left as they are."""
-    import ctypes
-
-    try:
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):
-        return
-    mallopt(_M_MMAP_THRESHOLD, 32 << 20)  # glibc's largest: bigger arrays are still mapped
-    mallopt(_M_TRIM_THRESHOLD, 1 << 30)
-    mallopt(_M_ARENA_MAX, 1)
+    keep_freed_memory()
 
 
 def _print(report: Any, fmt: str, by_tag: bool) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from labeler.allocator import MMAP_THRESHOLD_MAX, give_back
 from labeler.metrics.strings import Strings
 from labeler.metrics.tables import Qrels, Run
 from labeler.readers.fields import GRADE_LIMIT
@@ -27,6 +28,7 @@ from labeler.readers.files import BOM, UTF16_BOMS
 BLOCK = 1 << 20  # bytes scanned at a time: small enough to stay in the CPU cache for every pass
 HEAD = 1 << 16  # bytes that decide the separator
 RANK_LIMIT = 2**31
+RELEASE_BYTES = 2 * MMAP_THRESHOLD_MAX  # a table this big is handed back once copied
 TAB, LF, CR, SPACE, HASH, DEL = 9, 10, 13, 32, 35, 127
 # The UTF-8 forms of C1 controls and Unicode whitespace: characters the grammar treats otherwise
 # than a single-separator split, as it does control characters (all but tab, LF and CR).
@@ -212,6 +214,21 @@ def _codes(column: Any) -> tuple[np.ndarray, list[str]]:
     return (np.concatenate(codes) if codes else np.zeros(0, dtype=np.int32)), names
 
 
+def _nbytes(columns: dict[str, Any]) -> int:
+    return sum(column.nbytes for column in columns.values())
+
+
+def _release(freed: int) -> None:
+    """Hand the memory a big table freed back to the operating system.
+
+    A small table's is left with the C allocator, whose next arrays reuse it without a page
+    fault. The arrays made from a big file are each larger than glibc serves from its heap
+    (``MMAP_THRESHOLD_MAX``), so they are mapped afresh and could not reuse it: kept, it would
+    only add to the peak (about 300 MB at 100,000 questions x 100 results)."""
+    if freed >= RELEASE_BYTES:
+        give_back()
+
+
 def fast_qrels(path: Path) -> Qrels | None:
     """A TREC qrels file as columns, or None (read it with the grammar's line reader)."""
     columns = _columns(
@@ -221,6 +238,14 @@ def fast_qrels(path: Path) -> Qrels | None:
     )
     if columns is None:
         return None
+    freed = _nbytes(columns)
+    qrels = _qrels_of(columns, path)
+    _release(freed)
+    return qrels
+
+
+def _qrels_of(columns: dict[str, Any], path: Path) -> Qrels | None:
+    """``fast_qrels``'s columns, each taken from ``columns`` as it is copied into numpy."""
     grades = _parts(columns.pop("grade"), np.int64)
     if not _within(grades, -GRADE_LIMIT, GRADE_LIMIT):
         return None
@@ -239,6 +264,16 @@ def fast_run(path: Path, name: str, *, keep_ranks: bool, keep_scores: bool) -> R
     )
     if columns is None:
         return None
+    freed = _nbytes(columns)
+    run = _run_of(columns, path, name, keep_ranks=keep_ranks, keep_scores=keep_scores)
+    _release(freed)
+    return run
+
+
+def _run_of(
+    columns: dict[str, Any], path: Path, name: str, *, keep_ranks: bool, keep_scores: bool
+) -> Run | None:
+    """``fast_run``'s columns, each taken from ``columns`` as it is copied into numpy."""
     scores = _parts(columns.pop("score"), np.float64)
     ranks = _parts(columns.pop("rank"), np.int64)
     if not all(np.isfinite(p).all() for p in scores) or not _within(ranks, 1, RANK_LIMIT):
