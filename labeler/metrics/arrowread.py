@@ -119,7 +119,7 @@ def _parse(source: Any, separator: int, names: list[str], types: dict[str, str])
     mimalloc pool: the table lives only until its columns are copied into numpy, and memory
     it frees is then reused by numpy's arrays instead of being faulted in afresh. mimalloc
     commits its arena in transparent huge pages: parsing a 20 MB qrels file had the kernel
-    zero 90 MB, and an evaluation of 10,000 x 100 about 320 MB in all (180 MB with one
+    zero 90 MB, and an evaluation of 10,000 x 100 about 320 MB in all (190 MB with one
     allocator; see docs/benchmarks.md, "Fresh memory")."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
