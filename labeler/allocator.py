@@ -19,10 +19,10 @@ MMAP_THRESHOLD_MAX = 32 << 20  # glibc's largest: bigger blocks are always mappe
 
 def _libc() -> Any:
     try:
-        libc = ctypes.CDLL(None)
-        return libc if hasattr(libc, "mallopt") and hasattr(libc, "malloc_trim") else None
-    except OSError:
+        libc = ctypes.CDLL(None)  # the process's own symbols (TypeError on Windows)
+    except (OSError, TypeError):
         return None
+    return libc if hasattr(libc, "mallopt") and hasattr(libc, "malloc_trim") else None
 
 
 def keep_freed_memory() -> None:

@@ -3,6 +3,7 @@ process's own resident memory, in a child process so the test runner's heap is n
 
 from __future__ import annotations
 
+import platform
 import subprocess
 import sys
 
@@ -36,7 +37,7 @@ print(before, freed, anon_mb())
 """
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc and /proc")
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc and /proc")
 def test_give_back_returns_the_free_pages_of_the_heap() -> None:
     env = {"MALLOC_TRIM_THRESHOLD_": str(1 << 30)}  # as ``keep_freed_memory`` sets it
     output = subprocess.run(
