@@ -13,9 +13,10 @@ the line and the field.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -28,6 +29,7 @@ from labeler.readers.files import BOM, UTF16_BOMS
 BLOCK = 1 << 20  # bytes scanned at a time: small enough to stay in the CPU cache for every pass
 HEAD = 1 << 16  # bytes that decide the separator
 RANK_LIMIT = 2**31
+T = TypeVar("T")
 RELEASE_BYTES = 2 * MMAP_THRESHOLD_MAX  # a table this big is handed back once copied
 TAB, LF, CR, SPACE, HASH, DEL = 9, 10, 13, 32, 35, 127
 # The UTF-8 forms of C1 controls and Unicode whitespace: characters the grammar treats otherwise
@@ -214,19 +216,19 @@ def _codes(column: Any) -> tuple[np.ndarray, list[str]]:
     return (np.concatenate(codes) if codes else np.zeros(0, dtype=np.int32)), names
 
 
-def _nbytes(columns: dict[str, Any]) -> int:
-    return sum(column.nbytes for column in columns.values())
-
-
-def _release(freed: int) -> None:
-    """Hand the memory a big table freed back to the operating system.
+def _copied(columns: dict[str, Any], convert: Callable[[dict[str, Any]], T]) -> T:
+    """``convert(columns)``, which copies the columns into numpy, taking each from ``columns``;
+    then the memory of a big table is handed back to the operating system.
 
     A small table's is left with the C allocator, whose next arrays reuse it without a page
     fault. The arrays made from a big file are each larger than glibc serves from its heap
     (``MMAP_THRESHOLD_MAX``), so they are mapped afresh and could not reuse it: kept, it would
     only add to the peak (about 300 MB at 100,000 questions x 100 results)."""
+    freed = sum(column.nbytes for column in columns.values())
+    out = convert(columns)
     if freed >= RELEASE_BYTES:
         give_back()
+    return out
 
 
 def fast_qrels(path: Path) -> Qrels | None:
@@ -236,16 +238,11 @@ def fast_qrels(path: Path) -> Qrels | None:
         ["question", "iteration", "chunk", "grade"],
         {"question": "ids", "chunk": "string", "grade": "int"},
     )
-    if columns is None:
-        return None
-    freed = _nbytes(columns)
-    qrels = _qrels_of(columns, path)
-    _release(freed)
-    return qrels
+    return None if columns is None else _copied(columns, lambda c: _qrels_of(c, path))
 
 
 def _qrels_of(columns: dict[str, Any], path: Path) -> Qrels | None:
-    """``fast_qrels``'s columns, each taken from ``columns`` as it is copied into numpy."""
+    """``fast_qrels``'s columns in numpy (see ``_copied``)."""
     grades = _parts(columns.pop("grade"), np.int64)
     if not _within(grades, -GRADE_LIMIT, GRADE_LIMIT):
         return None
@@ -264,16 +261,15 @@ def fast_run(path: Path, name: str, *, keep_ranks: bool, keep_scores: bool) -> R
     )
     if columns is None:
         return None
-    freed = _nbytes(columns)
-    run = _run_of(columns, path, name, keep_ranks=keep_ranks, keep_scores=keep_scores)
-    _release(freed)
-    return run
+    return _copied(
+        columns, lambda c: _run_of(c, path, name, keep_ranks=keep_ranks, keep_scores=keep_scores)
+    )
 
 
 def _run_of(
     columns: dict[str, Any], path: Path, name: str, *, keep_ranks: bool, keep_scores: bool
 ) -> Run | None:
-    """``fast_run``'s columns, each taken from ``columns`` as it is copied into numpy."""
+    """``fast_run``'s columns in numpy (see ``_copied``)."""
     scores = _parts(columns.pop("score"), np.float64)
     ranks = _parts(columns.pop("rank"), np.int64)
     if not all(np.isfinite(p).all() for p in scores) or not _within(ranks, 1, RANK_LIMIT):
