@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from labeler.metrics.keys import rekeyed, sort_kind, sorted_keys
+from labeler.metrics import keys
+from labeler.metrics.keys import key_bits, match, rekeyed, sort_kind, sorted_keys
+from labeler.metrics.strings import Strings, hash64
 
 
 def test_rekeyed_renumbers_the_questions_and_keeps_the_top_bits_of_the_hash() -> None:
@@ -61,3 +63,28 @@ def test_sorted_keys_sorts_the_same_rows_in_order_or_not() -> None:
     mixed = sorted_keys(question[shuffle], hashes[shuffle].copy(), 8)
     assert mixed.keys.tolist() == grouped.keys.tolist()
     assert shuffle[mixed.rows].tolist() == grouped.rows.tolist()
+
+
+def test_sorted_keys_sorts_a_block_at_a_time_as_one_sort_would(monkeypatch) -> None:
+    # Blocks of 2 rows, cut between questions: question 1's three rows make one block whole.
+    monkeypatch.setattr(keys, "BLOCK_ROWS", 2)
+    question = np.array([0, 1, 1, 1, 2, 3, 3], dtype=np.int32)
+    assert list(keys._question_blocks(question)) == [(0, 1), (1, 4), (4, 5), (5, 7)]
+    hashes = np.array([7, 3, 9, 1, 2, 6, 5], dtype=np.uint64) << np.uint64(56)
+    blocked = sorted_keys(question, hashes.copy(), 8)
+    assert blocked.rows.tolist() == [0, 3, 1, 2, 4, 6, 5]
+    assert blocked.keys.tolist() == [7, 256 + 1, 256 + 3, 256 + 9, 512 + 2, 768 + 5, 768 + 6]
+
+
+def test_match_finds_the_same_pairs_a_block_at_a_time(monkeypatch) -> None:
+    # Labels: question 0 chunks a, b; question 1 chunk a. Results: 0 b, 1 a, 1 c, 0 a.
+    labels = Strings.from_list(["a", "b", "a"])
+    results = Strings.from_list(["b", "a", "c", "a"])
+    label_keys = sorted_keys(np.array([0, 0, 1]), hash64(labels), key_bits(2))
+    result_keys = sorted_keys(np.array([0, 1, 1, 0]), hash64(results), key_bits(2))
+    whole = match(label_keys, labels, result_keys, results)
+    monkeypatch.setattr(keys, "BLOCK_ROWS", 1)
+    blocked = match(label_keys, labels, result_keys, results)
+    pairs = sorted(zip(whole[0].tolist(), whole[1].tolist(), strict=True))
+    assert pairs == [(0, 1), (1, 2), (3, 0)]  # (result row, label row)
+    assert [a.tolist() for a in blocked] == [a.tolist() for a in whole]

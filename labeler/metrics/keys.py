@@ -10,11 +10,12 @@ exactly in Python. A collision can cost time; it can never change a figure.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
-from labeler.metrics.strings import Strings, equal
+from labeler.metrics.strings import BLOCK_ROWS, Strings, equal
 
 
 class HashCollision(Exception):
@@ -46,17 +47,47 @@ def sort_kind(question: np.ndarray) -> str | None:
 
 def sorted_keys(question: np.ndarray, hashes: np.ndarray, bits: int) -> PairKeys:
     """Keys of the rows (question index per row, chunk hash per row), sorted. ``hashes`` is
-    consumed: the keys are built in its memory (a big run has no room for copies)."""
+    consumed: the keys are built in its memory, a block of rows at a time.
+
+    Rows grouped by question in increasing order (as files grouped by question number them:
+    in order of first appearance) are sorted a block at a time too, each block cut between two
+    questions: the same order as one sort of the whole (keys of a later block are all greater),
+    with no array but the output as big as the rows. Fresh memory costs more than the sort on a
+    virtual machine, where every page is zeroed (docs/benchmarks.md, "Fresh memory")."""
     keys = hashes
-    keys >>= np.uint64(64 - bits)
-    high = question.astype(np.uint64)
-    high <<= np.uint64(bits)
-    keys |= high
-    del high
+    drop, lift = np.uint64(64 - bits), np.uint64(bits)
+    for start in range(0, len(keys), BLOCK_ROWS):
+        block = keys[start : start + BLOCK_ROWS]
+        block >>= drop
+        block |= question[start : start + BLOCK_ROWS].astype(np.uint64) << lift
     keys = keys.view(np.int64)  # the top bit is 0: the same order as unsigned
-    order = np.argsort(keys, kind=sort_kind(question))
-    keys = keys[order]
-    return PairKeys(keys, order.astype(np.int32) if len(order) < 2**31 else order, bits)
+    row_type = np.int32 if len(keys) < 2**31 else np.int64
+    if sort_kind(question) is None:
+        order = np.argsort(keys)
+        return PairKeys(keys[order], order.astype(row_type, copy=False), bits)
+    rows = np.empty(len(keys), dtype=row_type)
+    for start, end in _question_blocks(question):
+        order = np.argsort(keys[start:end], kind="stable")
+        keys[start:end] = keys[start:end][order]
+        order += start
+        rows[start:end] = order
+    return PairKeys(keys, rows, bits)
+
+
+def _question_blocks(question: np.ndarray) -> Iterator[tuple[int, int]]:
+    """(start, end) of blocks of about ``BLOCK_ROWS`` rows of ``question`` (in increasing
+    order), each cut between two questions: one question's rows are never split."""
+    start, count = 0, len(question)
+    while start < count:
+        end = start + BLOCK_ROWS
+        if end >= count:
+            end = count
+        elif question[end] == question[start]:  # one question fills the block: take it whole
+            end = int(np.searchsorted(question, question[start], side="right"))
+        else:
+            end = int(np.searchsorted(question, question[end], side="left"))
+        yield start, end
+        start = end
 
 
 def rekeyed(keys: PairKeys, index: np.ndarray, bits: int) -> PairKeys | None:
@@ -107,18 +138,27 @@ def exact_duplicate(question: np.ndarray, chunks: Strings) -> tuple[int, int] | 
 def match(
     labels: PairKeys, label_chunks: Strings, results: PairKeys, result_chunks: Strings
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(result rows, label rows) of every result that has a label, in result order."""
+    """(result rows, label rows) of every result that has a label, in result order.
+
+    The results are looked up a block at a time: the temporaries stay small (see
+    ``sorted_keys``) and the labels' keys are walked front to back."""
     if len(labels.keys) == 0 or len(results.keys) == 0:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty
-    at = np.searchsorted(labels.keys, results.keys)
-    np.minimum(at, len(labels.keys) - 1, out=at)
-    hit = np.flatnonzero(labels.keys[at] == results.keys)
-    result_rows, label_rows = results.rows[hit], labels.rows[at[hit]]
-    del at, hit
-    if not equal(label_chunks, label_rows, result_chunks, result_rows).all():
-        raise HashCollision
-    return result_rows, label_rows
+    last = len(labels.keys) - 1
+    found_results, found_labels = [], []
+    for start in range(0, len(results.keys), BLOCK_ROWS):
+        wanted = results.keys[start : start + BLOCK_ROWS]
+        at = np.searchsorted(labels.keys, wanted)
+        np.minimum(at, last, out=at)
+        hit = np.flatnonzero(labels.keys[at] == wanted)
+        result_rows = results.rows[start : start + BLOCK_ROWS][hit]
+        label_rows = labels.rows[at[hit]]
+        if not equal(label_chunks, label_rows, result_chunks, result_rows).all():
+            raise HashCollision
+        found_results.append(result_rows)
+        found_labels.append(label_rows)
+    return np.concatenate(found_results), np.concatenate(found_labels)
 
 
 __all__ = [

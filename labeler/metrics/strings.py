@@ -20,7 +20,8 @@ _MASKS = np.array([(1 << (8 * b)) - 1 for b in range(8)] + [(1 << 64) - 1], dtyp
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_HASH_ROWS = 1 << 16  # rows per block of ``hash64``
+BLOCK_ROWS = 1 << 16  # rows worked on at a time (``hash64``, ``labeler.metrics.keys``): their
+# temporaries stay in the CPU's cache and are reused, where a whole column's would be fresh memory
 
 
 def _mix(x: np.ndarray) -> np.ndarray:
@@ -141,13 +142,13 @@ class Strings:
 def hash64(strings: Strings) -> np.ndarray:
     """A 64-bit hash of each string that depends on its bytes only (not on the column).
 
-    Hashed ``_HASH_ROWS`` rows at a time: the temporaries of a block (a few per word) stay small
+    Hashed ``BLOCK_ROWS`` rows at a time: the temporaries of a block (a few per word) stay small
     and are reused, where a million-row column's would be tens of MB of fresh memory.
     """
     out = np.empty(len(strings), dtype=np.uint64)
     words = strings.max_words()  # the column's, so a block hashes exactly as the column would
-    for start in range(0, len(strings), _HASH_ROWS):
-        end = min(start + _HASH_ROWS, len(strings))
+    for start in range(0, len(strings), BLOCK_ROWS):
+        end = min(start + BLOCK_ROWS, len(strings))
         block = Strings(strings.starts[start:end], strings.lengths[start:end], strings.data)
         h = block.lengths.astype(np.uint64) * _GOLDEN
         for j in range(words):
@@ -184,6 +185,7 @@ def byte_order(strings: Strings, rows: np.ndarray) -> np.ndarray:
 
 
 __all__ = [
+    "BLOCK_ROWS",
     "Strings",
     "byte_order",
     "equal",
