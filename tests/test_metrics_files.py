@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from labeler.errors import LabelerError
-from labeler.metrics import arrowread, files
+from labeler.metrics import fastread, files
 from labeler.metrics.evaluation import evaluate
 from labeler.metrics.files import read_qrels, read_questions, read_run
 from labeler.metrics.frames import qrels_from_dataframe, run_from_dataframe
@@ -66,14 +66,14 @@ def test_every_spelling_of_a_trec_run_reads_the_same(tmp_path: Path, variant) ->
 
 def test_the_fast_reader_is_used_for_clean_files_and_agrees(tmp_path: Path) -> None:
     path = write(tmp_path, "r.trec", RUN)
-    fast = arrowread.fast_run(path, "r", keep_ranks=True, keep_scores=True)
+    fast = fastread.fast_run(path, "r", keep_ranks=True, keep_scores=True)
     slow = files._rows_run(path, "r", keep_ranks=True, keep_scores=True)
     assert fast is not None
     assert fast.to_dict() == slow.to_dict()
     assert fast.ranks.tolist() == slow.ranks.tolist()
     assert fast.scores.tolist() == slow.scores.tolist()
     assert (
-        arrowread.fast_qrels(write(tmp_path, "q.txt", QRELS)).to_dict()
+        fastread.fast_qrels(write(tmp_path, "q.txt", QRELS)).to_dict()
         == read_qrels(write(tmp_path, "q2.txt", QRELS.replace(" ", "  "))).to_dict()
     )
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from labeler.errors import LabelerError
 from labeler.importers import import_qrels, import_run
-from labeler.metrics import arrowread, files
+from labeler.metrics import fastread, files
 from labeler.metrics.files import read_qrels, read_run
 from labeler.store import Store
 from labeler.versions.reading import parse_qrels
@@ -197,7 +197,7 @@ def test_the_fast_path_takes_plain_files_only(tmp_path: Path) -> None:
     grammar treats otherwise than a single-separator split (the line reader then decides)."""
     plain = tmp_path / "plain.trec"
     plain.write_text(R, encoding="utf-8")
-    assert arrowread.fast_run(plain, "r", keep_ranks=True, keep_scores=True) is not None
+    assert fastread.fast_run(plain, "r", keep_ranks=True, keep_scores=True) is not None
     for variant in (
         "# c\n" + R,
         R.replace(" ", "  ", 1),
@@ -208,7 +208,7 @@ def test_the_fast_path_takes_plain_files_only(tmp_path: Path) -> None:
     ):
         odd = tmp_path / "odd.trec"
         odd.write_text(variant, encoding="utf-8")
-        assert arrowread.fast_run(odd, "r", keep_ranks=True, keep_scores=True) is None, variant
+        assert fastread.fast_run(odd, "r", keep_ranks=True, keep_scores=True) is None, variant
 
 
 @pytest.mark.parametrize("block", [1, 2, 3, 4, 5, 7])
@@ -218,11 +218,11 @@ def test_the_fast_path_scan_sees_across_its_blocks(
     """The scan reads the file a block at a time: a comment, a '#' id, a lone CR or a no-break
     space that a block boundary cuts in two is still found, at every boundary, and a plain file
     (CRLF line ends cut between CR and LF included) is still taken."""
-    monkeypatch.setattr(arrowread, "BLOCK", block)
+    monkeypatch.setattr(fastread, "BLOCK", block)
     plain = tmp_path / "plain.trec"
     for text in (R, R.replace("\n", "\r\n")):
         plain.write_bytes(text.encode("utf-8"))
-        run = arrowread.fast_run(plain, "r", keep_ranks=True, keep_scores=True)
+        run = fastread.fast_run(plain, "r", keep_ranks=True, keep_scores=True)
         assert run is not None
         assert run.to_dict() == {"q1": ["pagination", "rate-limits"], "q2": ["webhooks"]}
     for variant in (
@@ -234,14 +234,14 @@ def test_the_fast_path_scan_sees_across_its_blocks(
     ):
         odd = tmp_path / "odd.trec"
         odd.write_bytes(variant.encode("utf-8"))
-        assert arrowread.fast_run(odd, "r", keep_ranks=True, keep_scores=True) is None, variant
+        assert fastread.fast_run(odd, "r", keep_ranks=True, keep_scores=True) is None, variant
 
 
 def _plain_by_the_rule(raw: bytes, separator: int) -> bool:
     """The fast path's condition, stated directly: no other separator, no control character
     but LF, CR in CR LF and the separator, no '#' opening a line or a field, no Unicode
     whitespace or C1 control."""
-    other = b"\t" if separator == arrowread.SPACE else b" "
+    other = b"\t" if separator == fastread.SPACE else b" "
     controls = bytes([*range(0, 9), 11, 12, *range(14, 32), 127])
     text = b"\n" + raw
     return not (
@@ -250,7 +250,7 @@ def _plain_by_the_rule(raw: bytes, separator: int) -> bool:
         or raw.replace(b"\r\n", b"").count(b"\r")
         or b"\n#" in text
         or bytes([separator]) + b"#" in text
-        or arrowread._UNICODE_SPACE.search(raw)
+        or fastread._UNICODE_SPACE.search(raw)
     )
 
 
@@ -271,10 +271,10 @@ def test_the_fast_path_scan_follows_its_rule(
 ) -> None:
     """The vectorised scan, a block at a time, says what the rule says on any bytes."""
     raw = b"".join(parts)
-    original = arrowread.BLOCK
-    arrowread.BLOCK = block
+    original = fastread.BLOCK
+    fastread.BLOCK = block
     try:
-        scanned = arrowread._plain(np.frombuffer(raw, dtype=np.uint8), separator)
+        scanned = fastread._plain(np.frombuffer(raw, dtype=np.uint8), separator)
     finally:
-        arrowread.BLOCK = original
+        fastread.BLOCK = original
     assert scanned == _plain_by_the_rule(raw, separator)

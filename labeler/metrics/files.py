@@ -2,8 +2,8 @@
 
 The formats and every rule are those of ``labeler.readers`` (the same grammar ``labeler import``
 reads): TREC, JSON lines or JSON by extension, ids and numbers by the one set of converters,
-errors naming the file, the line and the field. A big TREC file is read by Arrow straight into
-columns (``labeler.metrics.arrowread``) when a scan proves it plain; anything else is read
+errors naming the file, the line and the field. A big TREC file is split by numpy straight into
+columns (``labeler.metrics.fastread``) when a scan proves it plain; anything else is read
 line by line by the grammar itself.
 """
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from labeler.conversations import read_turn
 from labeler.errors import LabelerError
-from labeler.metrics.arrowread import fast_qrels, fast_run
+from labeler.metrics.fastread import fast_qrels, fast_run
 from labeler.metrics.tables import Qrels, Run
 from labeler.metrics.types import Order
 from labeler.models import Question

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 # The low b bytes of a little-endian word: MASKS[b] for b in 0..8.
-_MASKS = np.array([(1 << (8 * b)) - 1 for b in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
+MASKS = np.array([(1 << (8 * b)) - 1 for b in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -43,8 +43,9 @@ class Strings:
     """n UTF-8 strings: ``data[starts[i]:starts[i] + lengths[i]]`` is string i (starts are
     int64, lengths int32: ids are short, and a 10-million-row column is big enough).
 
-    ``data`` carries zero bytes after the last string, enough to read every word of the longest
-    string from any start (see ``_pad``), so reading needs no bounds checks.
+    ``data`` made here carries zero bytes after the last string, enough to read every word of
+    the longest string from any start (see ``_pad``), so reading needs no bounds checks; ``data``
+    without them (a file's bytes, read in place) is read near its end word by word all the same.
     """
 
     starts: np.ndarray
@@ -65,40 +66,32 @@ class Strings:
         return cls(starts, lengths, data)
 
     @classmethod
-    def from_arrow(cls, column: object) -> Strings:
-        """An Arrow string column (Array or ChunkedArray, no nulls), without a Python string per
-        row: the offsets and bytes are read straight from Arrow's buffers, each chunk's written
-        into its place in the column's arrays (no temporary array per chunk)."""
-        chunks = [c for c in (getattr(column, "chunks", None) or [column]) if len(c)]
-        if not chunks:
-            return cls.from_list([])
-        count = sum(len(chunk) for chunk in chunks)
-        starts = np.empty(count, dtype=np.int64)
-        lengths = np.empty(count, dtype=np.int32)
-        datas = []
-        row = base = 0
-        for chunk in chunks:
-            n = len(chunk)
-            _, offsets_buffer, data_buffer = chunk.buffers()[:3]
-            wide = str(chunk.type) in ("large_string", "large_utf8")
-            offsets = np.frombuffer(
-                offsets_buffer,
-                dtype=np.int64 if wide else np.int32,
-                count=n + 1,
-                offset=chunk.offset * (8 if wide else 4),
-            )
-            data = (
-                np.frombuffer(data_buffer, dtype=np.uint8)
-                if data_buffer is not None
-                else np.zeros(0, np.uint8)
-            )
-            np.add(offsets[:-1], base, out=starts[row : row + n], dtype=np.int64)
-            np.subtract(offsets[1:], offsets[:-1], out=lengths[row : row + n], casting="unsafe")
-            datas.append(data)
-            row += n
-            base += len(data)
-        datas.append(np.zeros(_pad(lengths), np.uint8))
-        return cls(starts, lengths, np.concatenate(datas))
+    def from_parts(
+        cls, starts: np.ndarray, lengths: np.ndarray, parts: Sequence[np.ndarray]
+    ) -> Strings:
+        """The strings at ``starts`` (of ``lengths``) in the byte buffers ``parts`` joined:
+        one copy into one buffer, without a Python string per row."""
+        return cls(starts, lengths, np.concatenate([*parts, np.zeros(_pad(lengths), np.uint8)]))
+
+    def slots(self) -> tuple[np.ndarray, int]:
+        """The strings' bytes in slots of one width (the longest's, in whole words), and that
+        width: string i is bytes ``[i * width, i * width + lengths[i])``, zeros after it. Read a
+        word at a time: faster than joining them byte by byte, and as compact when their lengths
+        differ little (as generated ids' do)."""
+        words = self.max_words()
+        if words == 0:
+            return np.zeros(0, dtype=np.uint8), 0
+        matrix = np.empty((len(self), words), dtype=np.uint64)
+        for j in range(words):
+            matrix[:, j] = self.word(j)[0]
+        return matrix.view(np.uint8).reshape(-1), 8 * words
+
+    def joined(self) -> np.ndarray:
+        """The strings' bytes one after another."""
+        ends = np.cumsum(self.lengths, dtype=np.int64)
+        index = np.repeat(self.starts - (ends - self.lengths), self.lengths)
+        index += np.arange(int(ends[-1]) if len(ends) else 0)
+        return self.data[index]
 
     def get(self, i: int) -> str:
         start = int(self.starts[i])
@@ -110,11 +103,8 @@ class Strings:
         lengths = self.lengths if rows is None else self.lengths[rows]
         if len(starts) == 0:
             return []
-        ends = np.cumsum(lengths, dtype=np.int64)
-        total = int(ends[-1])
-        flat = np.repeat(starts - (ends - lengths), lengths) + np.arange(total)
-        raw = self.data[flat].tobytes()
-        edges = [0, *ends.tolist()]
+        raw = Strings(starts, lengths, self.data).joined().tobytes()
+        edges = [0, *np.cumsum(lengths, dtype=np.int64).tolist()]
         return [raw[a:b].decode("utf-8") for a, b in itertools.pairwise(edges)]
 
     def take(self, rows: np.ndarray) -> Strings:
@@ -130,9 +120,21 @@ class Strings:
         starts = self.starts if rows is None else self.starts[rows]
         lengths = self.lengths if rows is None else self.lengths[rows]
         remaining = lengths - 8 * j
-        words = self._word_view()[starts + 8 * j if j else starts]
+        at = starts + 8 * j if j else starts
+        if len(self.data) < 8:  # too short for one word: read from a padded copy
+            padded = Strings(starts, lengths, np.concatenate([self.data, np.zeros(8, np.uint8)]))
+            return padded.word(j)
+        view = self._word_view()
+        last = len(view) - 1
+        if len(at) and int(at.max()) > last:
+            # Unpadded data (a file's bytes, read in place): a word that would run past the end
+            # is read from the last whole word and shifted down, zeros coming in at the top.
+            over = np.clip(at - last, 0, 7).astype(np.uint64)
+            words = view[np.minimum(at, last)] >> (over * np.uint64(8))
+        else:
+            words = view[at]
         if int(remaining.min(initial=8)) < 8:
-            words &= _MASKS[np.clip(remaining, 0, 8)]
+            words &= MASKS[np.clip(remaining, 0, 8)]
         return words, remaining
 
     def max_words(self) -> int:
@@ -186,6 +188,7 @@ def byte_order(strings: Strings, rows: np.ndarray) -> np.ndarray:
 
 __all__ = [
     "BLOCK_ROWS",
+    "MASKS",
     "Strings",
     "byte_order",
     "equal",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -148,7 +148,7 @@ class Qrels:
         is labelled twice for one question."""
         if "keys" not in self._cache:
             keys: PairKeys | None = sorted_keys(
-                self.question_index, hash64(self.chunks), key_bits(len(self.questions))
+                self.question_index, _chunk_hashes(self), key_bits(len(self.questions))
             )
             try:
                 twice = first_duplicate(keys, self.chunks)
@@ -287,7 +287,7 @@ class Run:
         (``keys.rekeyed``) instead of sorting the rows again."""
         if "keys" not in self._cache:
             bits = key_bits(len(self.questions))
-            self._cache["keys"] = sorted_keys(self.question_index, hash64(self.chunks), bits)
+            self._cache["keys"] = sorted_keys(self.question_index, _chunk_hashes(self), bits)
         return self._cache["keys"]
 
     def records(self) -> dict[str, list[tuple[str, int | None, float | None]]]:
@@ -303,6 +303,22 @@ class Run:
         return out
 
 
+T = TypeVar("T", "Qrels", "Run")
+
+
+def with_hashes(table: T, hashes: np.ndarray) -> T:
+    """``table`` (a ``Qrels`` or a ``Run``) given its chunk ids' hashes (``hash64``), as its
+    reader computed them while the ids were at hand: ``pair_keys`` uses them (once) instead of
+    hashing every id again."""
+    table._cache["hashes"] = hashes
+    return table
+
+
+def _chunk_hashes(table: Qrels | Run) -> np.ndarray:
+    hashes = table._cache.pop("hashes", None)
+    return hash64(table.chunks) if hashes is None else hashes
+
+
 def as_qrels(qrels: Qrels | Mapping[str, Mapping[str, int]]) -> Qrels:
     return qrels if isinstance(qrels, Qrels) else Qrels.from_dict(qrels)
 
@@ -311,4 +327,4 @@ def as_run(run: Run | Mapping[str, Any], *, name: str = "run") -> Run:
     return run if isinstance(run, Run) else Run.from_dict(run, name=name)
 
 
-__all__ = ["Qrels", "Run", "as_qrels", "as_run"]
+__all__ = ["Qrels", "Run", "as_qrels", "as_run", "with_hashes"]
