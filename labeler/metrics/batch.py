@@ -42,7 +42,9 @@ def group_positions(question: np.ndarray) -> np.ndarray:
     np.not_equal(question[1:], question[:-1], out=new[1:])
     starts = np.flatnonzero(new)
     sizes = np.diff(starts, append=n)
-    return np.arange(n) - np.repeat(starts, sizes)
+    position = np.arange(n)
+    position -= np.repeat(starts, sizes)
+    return position
 
 
 class Batch:

@@ -29,12 +29,12 @@ from pathlib import Path
 import numpy as np
 
 from labeler.metrics.strings import MASKS as _MASKS_OF
-from labeler.metrics.strings import Strings, hash64
+from labeler.metrics.strings import Strings, hash64, pad
 from labeler.metrics.tables import Qrels, Run, with_hashes
 from labeler.readers.fields import GRADE_LIMIT, RANK_LIMIT
 from labeler.readers.files import BOM, UTF16_BOMS
 
-BLOCK = 1 << 22  # bytes worked on at a time: their temporaries stay small and are reused
+BLOCK = 1 << 21  # bytes worked on at a time: their temporaries stay small and are reused
 HEAD = 1 << 16  # bytes that decide the separator
 DIGITS = 18  # the most digits of a whole number read here (int64 holds them all)
 SCORE_BYTES = 64  # the longest score read here; a longer one goes to the line reader
@@ -364,20 +364,6 @@ def _parsed(
     return np.ascontiguousarray(matrix).view(f"S{width}").ravel().astype(np.float64)
 
 
-def _copied(ids: Strings) -> tuple[np.ndarray, np.ndarray]:
-    """The bytes of ``ids`` copied out of the file, and where each starts in them: in slots of
-    one width when that wastes at most as much as the ids hold (``Strings.slots``), else one
-    after another. The copy lets the file's memory map go once the file is read (a map kept
-    while the table is used would crash the process if the file were cut short meanwhile)."""
-    width = 8 * ids.max_words()
-    if width * len(ids) <= 2 * int(ids.lengths.sum()):
-        data, width = ids.slots()
-        return data, np.arange(len(ids), dtype=np.int64) * width
-    starts = np.zeros(len(ids), dtype=np.int64)
-    np.cumsum(ids.lengths[:-1], out=starts[1:])
-    return ids.joined(), starts
-
-
 def _groups(
     block: np.ndarray, starts: np.ndarray, ends: np.ndarray
 ) -> tuple[list[str], np.ndarray]:
@@ -413,19 +399,23 @@ class _Columns:
 class _Reader:
     """The columns of one file, filled a block of whole lines at a time (``add``)."""
 
-    def __init__(self, lines: int, numbers: dict[int, str], keep_scores: bool) -> None:
+    def __init__(self, room: int, lines: int, numbers: dict[int, str], keep_scores: bool):
         self.numbers = numbers
         self.keep_scores = keep_scores
         self.question = np.empty(lines, dtype=np.int32)
         self.hashes = np.empty(lines, dtype=np.uint64)
-        self.chunk_starts = np.empty(lines, dtype=np.int64)  # in ``parts`` joined
+        self.chunk_starts = np.empty(lines, dtype=np.int64)  # in ``chunk_bytes``
         self.lengths = np.empty(lines, dtype=np.int32)
         self.columns = {
             field: np.empty(lines, dtype=np.float64 if kind == "score" else np.int64)
             for field, kind in numbers.items()
             if kind != "score" or keep_scores
         }
-        self.parts: list[np.ndarray] = []
+        # The chunk ids' bytes, copied out of the file (so that its memory map can go: a map
+        # kept while the table is used would crash the process if the file were cut short).
+        # ``room``: bytes enough for any (``Strings.copy_into``), of which only the pages
+        # written are ever given memory.
+        self.chunk_bytes = np.empty(room, dtype=np.uint8)
         self.names: dict[str, int] = {}
         self.rows = self.copied = 0
 
@@ -453,19 +443,28 @@ class _Reader:
         self.lengths[start:end] = chunk_ends - chunk_begins
         chunks = Strings(chunk_begins, self.lengths[start:end], block)
         self.hashes[start:end] = hash64(chunks)  # while the ids are in the CPU's cache
-        part, at = _copied(chunks)
-        np.add(at, self.copied, out=self.chunk_starts[start:end])
-        self.parts.append(part)
-        self.copied += len(part)
+        self.chunk_starts[start:end], used = chunks.copy_into(self.chunk_bytes, self.copied)
+        self.copied += used
         self.rows = end
         return True
+
+    def _chunks(self) -> Strings:
+        lengths = self.lengths[: self.rows]
+        end = self.copied + pad(lengths)
+        if len(self.chunk_bytes) < end:  # no room for the zeros after the last id
+            self.chunk_bytes = np.concatenate(
+                [self.chunk_bytes[: self.copied], np.zeros(end - self.copied, np.uint8)]
+            )
+        data = self.chunk_bytes[:end]
+        data[self.copied :] = 0
+        return Strings(self.chunk_starts[: self.rows], lengths, data)
 
     def columns_read(self) -> _Columns:
         rows = self.rows
         return _Columns(
             tuple(self.names),
             self.question[:rows],
-            Strings.from_parts(self.chunk_starts[:rows], self.lengths[:rows], self.parts),
+            self._chunks(),
             self.hashes[:rows],
             {field: column[:rows] for field, column in self.columns.items()},
         )
@@ -488,7 +487,9 @@ def _read(path: Path, count: int, numbers: dict[int, str], keep_scores: bool) ->
         return None
     blocks = list(_blocks(mapped))
     lines = sum(int(np.count_nonzero(data[start:end] == LF)) for start, end in blocks)
-    reader = _Reader(lines + 1, numbers, keep_scores)  # the last line may have no LF
+    # Ids in slots take at most twice their bytes, ids one after another a word more a block.
+    room = 2 * len(data) + 8 * len(blocks)
+    reader = _Reader(room, lines + 1, numbers, keep_scores)  # the last line may have no LF
     for start, end in blocks:
         if not _plain_block(data, start, separator, end):
             return None

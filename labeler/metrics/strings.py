@@ -33,7 +33,8 @@ def _mix(x: np.ndarray) -> np.ndarray:
     return x ^ (x >> np.uint64(31))
 
 
-def _pad(lengths: np.ndarray) -> int:
+def pad(lengths: np.ndarray) -> int:
+    """Zero bytes after the last string that let every word of the longest be read."""
     longest = int(lengths.max()) if len(lengths) else 0
     return 8 * (longest // 8 + 2)
 
@@ -44,7 +45,7 @@ class Strings:
     int64, lengths int32: ids are short, and a 10-million-row column is big enough).
 
     ``data`` made here carries zero bytes after the last string, enough to read every word of
-    the longest string from any start (see ``_pad``), so reading needs no bounds checks; ``data``
+    the longest string from any start (see ``pad``), so reading needs no bounds checks; ``data``
     without them (a file's bytes, read in place) is read near its end word by word all the same.
     """
 
@@ -62,29 +63,31 @@ class Strings:
         starts = np.zeros(len(encoded), dtype=np.int64)
         if len(encoded) > 1:
             np.cumsum(lengths[:-1], out=starts[1:], dtype=np.int64)
-        data = np.frombuffer(b"".join(encoded) + bytes(_pad(lengths)), dtype=np.uint8)
+        data = np.frombuffer(b"".join(encoded) + bytes(pad(lengths)), dtype=np.uint8)
         return cls(starts, lengths, data)
 
-    @classmethod
-    def from_parts(
-        cls, starts: np.ndarray, lengths: np.ndarray, parts: Sequence[np.ndarray]
-    ) -> Strings:
-        """The strings at ``starts`` (of ``lengths``) in the byte buffers ``parts`` joined:
-        one copy into one buffer, without a Python string per row."""
-        return cls(starts, lengths, np.concatenate([*parts, np.zeros(_pad(lengths), np.uint8)]))
+    def copy_into(self, buffer: np.ndarray, at: int) -> tuple[np.ndarray, int]:
+        """Copy the strings' bytes into ``buffer`` from byte ``at`` (a multiple of 8); return
+        where each starts in ``buffer`` and how many bytes were written (a multiple of 8).
 
-    def slots(self) -> tuple[np.ndarray, int]:
-        """The strings' bytes in slots of one width (the longest's, in whole words), and that
-        width: string i is bytes ``[i * width, i * width + lengths[i])``, zeros after it. Read a
-        word at a time: faster than joining them byte by byte, and as compact when their lengths
-        differ little (as generated ids' do)."""
-        words = self.max_words()
-        if words == 0:
-            return np.zeros(0, dtype=np.uint8), 0
-        matrix = np.empty((len(self), words), dtype=np.uint64)
-        for j in range(words):
-            matrix[:, j] = self.word(j)[0]
-        return matrix.view(np.uint8).reshape(-1), 8 * words
+        In slots of one width (the longest's, in whole words), read a word at a time, when
+        that takes at most twice the bytes the strings hold (generated ids, whose lengths
+        differ little); else one after another, byte by byte."""
+        count, words = len(self), self.max_words()
+        if count == 0:
+            return np.zeros(0, dtype=np.int64), 0
+        total = int(self.lengths.sum())
+        if 8 * words * count <= 2 * total:
+            width = 8 * words
+            slots = buffer[at : at + width * count].view(np.uint64).reshape(count, words)
+            for j in range(words):
+                slots[:, j] = self.word(j)[0]
+            return np.arange(at, at + width * count, width, dtype=np.int64), width * count
+        ends = np.cumsum(self.lengths, dtype=np.int64)
+        index = np.repeat(self.starts - (ends - self.lengths), self.lengths)
+        index += np.arange(total)
+        np.take(self.data, index, out=buffer[at : at + total])
+        return ends - self.lengths + at, -(-total // 8) * 8
 
     def joined(self) -> np.ndarray:
         """The strings' bytes one after another."""
@@ -193,4 +196,5 @@ __all__ = [
     "byte_order",
     "equal",
     "hash64",
+    "pad",
 ]
