@@ -1,6 +1,6 @@
-"""The C library's allocator (glibc's malloc), which numpy and the Arrow reader share: how a
-short process keeps the memory it frees for its next arrays, and how a big table's memory is
-handed back. Elsewhere (another C library, no ``ctypes``) both do nothing.
+"""The C library's allocator (glibc's malloc), which numpy uses: how a short process keeps the
+memory it frees for its next arrays. Elsewhere (another C library, no ``ctypes``) it does
+nothing.
 
 Fresh memory is dear on a virtual machine: every page the kernel hands out is zeroed first, and
 at about 1 GB/s on the 2-core machine the benchmarks run on, the zeroing was a fifth to a third
@@ -22,7 +22,7 @@ def _libc() -> Any:
         libc = ctypes.CDLL(None)  # the process's own symbols (TypeError on Windows)
     except (OSError, TypeError):
         return None
-    return libc if hasattr(libc, "mallopt") and hasattr(libc, "malloc_trim") else None
+    return libc if hasattr(libc, "mallopt") else None
 
 
 def keep_freed_memory() -> None:
@@ -39,11 +39,4 @@ def keep_freed_memory() -> None:
     libc.mallopt(_M_ARENA_MAX, 1)
 
 
-def give_back() -> None:
-    """Hand every free page of the allocator's heaps back to the kernel (``malloc_trim``)."""
-    libc = _libc()
-    if libc is not None:
-        libc.malloc_trim(0)
-
-
-__all__ = ["MMAP_THRESHOLD_MAX", "give_back", "keep_freed_memory"]
+__all__ = ["keep_freed_memory"]

@@ -1,5 +1,6 @@
-"""glibc's allocator: what a big table frees is handed back to the kernel. Measured on this
-process's own resident memory, in a child process so the test runner's heap is not involved."""
+"""glibc's allocator: with ``keep_freed_memory``, blocks a process frees stay with it for its
+next ones instead of going back to the kernel (which would zero fresh pages for them again).
+Measured on a child process's own resident memory, so the test runner's heap is not involved."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ import sys
 import pytest
 
 CHILD = r"""
-import ctypes
-from labeler.allocator import give_back
+import ctypes, sys
+from labeler.allocator import keep_freed_memory
 
 def anon_mb():
     with open("/proc/self/status") as status:
@@ -19,30 +20,34 @@ def anon_mb():
             if line.startswith("RssAnon"):
                 return int(line.split()[1]) // 1024
 
+if sys.argv[1] == "keep":
+    keep_freed_memory()
 libc = ctypes.CDLL(None)
 libc.malloc.restype = ctypes.c_void_p
 libc.free.argtypes = [ctypes.c_void_p]
 libc.memset.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t]
-# 2,000 blocks of 64 KiB (served from the heap, not mapped one by one), touched, then freed but
-# for the last, which pins the heap's top so that free() alone cannot shrink it.
-blocks = [libc.malloc(64 << 10) for _ in range(2000)]
+# 100 blocks of 1 MiB: by default each is mapped on its own and unmapped when freed.
+blocks = [libc.malloc(1 << 20) for _ in range(100)]
 for block in blocks:
-    libc.memset(block, 1, 64 << 10)
+    libc.memset(block, 1, 1 << 20)
 before = anon_mb()
-for block in blocks[:-1]:
+for block in blocks:
     libc.free(block)
-freed = anon_mb()
-give_back()
-print(before, freed, anon_mb())
+print(before, anon_mb())
 """
 
 
-@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc and /proc")
-def test_give_back_returns_the_free_pages_of_the_heap() -> None:
-    env = {"MALLOC_TRIM_THRESHOLD_": str(1 << 30)}  # as ``keep_freed_memory`` sets it
+def _resident(mode: str) -> tuple[int, int]:
     output = subprocess.run(
-        [sys.executable, "-c", CHILD], capture_output=True, text=True, check=True, env=env
+        [sys.executable, "-c", CHILD, mode], capture_output=True, text=True, check=True
     ).stdout
-    before, freed, after = map(int, output.split())
-    assert before - freed < 20  # freed, but kept by the allocator
-    assert freed - after > 100  # 125 MB handed back
+    before, after = map(int, output.split())
+    return before, after
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc and /proc")
+def test_freed_blocks_stay_with_the_process_only_when_asked() -> None:
+    before, after = _resident("default")
+    assert before - after > 90  # 100 MB given back at once
+    before, after = _resident("keep")
+    assert before - after < 10  # kept for the next blocks

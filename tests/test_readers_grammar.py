@@ -1,5 +1,5 @@
 """One grammar per format: the same good and bad qrels and run files through every consumer
-(``labeler import qrels``/``run``, ``labeler eval``'s readers with and without their Arrow fast
+(``labeler import qrels``/``run``, ``labeler eval``'s readers with and without their fast
 path, and the version reader), which must all read the same rows or raise the same error (the
 same line and field)."""
 
@@ -193,7 +193,7 @@ def test_every_consumer_reads_a_run_file_the_same(
 
 
 def test_the_fast_path_takes_plain_files_only(tmp_path: Path) -> None:
-    """The Arrow path is an optimisation: it reads a plain file, and declines anything the
+    """The fast path is an optimisation: it reads a plain file, and declines anything the
     grammar treats otherwise than a single-separator split (the line reader then decides)."""
     plain = tmp_path / "plain.trec"
     plain.write_text(R, encoding="utf-8")

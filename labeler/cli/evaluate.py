@@ -1,7 +1,7 @@
 """Commands: ``labeler eval`` (score runs against a test set, compare them, gate a build) and
 ``labeler faithfulness`` (a lexical screen of answers against their passages).
 
-Only click and the light metric registry load at start-up; numpy and Arrow load inside the
+Only click and the light metric registry load at start-up; numpy loads inside the
 command, so every other command starts as fast as before.
 """
 
@@ -246,7 +246,7 @@ def eval_command(
     if testset is not None and questions is not None:
         raise click.UsageError("--questions goes with --qrels; a --testset has its own")
     checked = None if testset is None else _testset_trust(testset, public_key, db)
-    # The files are independent: read them side by side (Arrow and numpy release the GIL).
+    # The files are independent: read them side by side (numpy releases the GIL).
     with ThreadPoolExecutor(max_workers=2) as pool:
         test_set = pool.submit(_load_test_set, qrels, questions, checked)
         reading = [

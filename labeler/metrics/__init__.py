@@ -6,7 +6,7 @@
     result.means()            # {"ndcg@10": 0.41, "recall@3": 0.62, "recall@10": 0.80}
 
 Every name loads on first use (``labeler.lazy``): the light parts (metric names, the registry,
-value types) without the numeric engine (numpy, and pyarrow for big TREC files), so
+value types) without the numeric engine (numpy), so
 ``labeler --help`` and the CLI's option parsing stay fast.
 """
 

@@ -1,7 +1,7 @@
 """Columns of ids (questions, chunks) as flat numpy arrays, and the vectorised work done on them.
 
 A million chunk ids as Python strings cost more to create than the whole evaluation: so a column
-is one UTF-8 byte buffer with a start and a length per row (the layout Arrow uses), and ids are
+is one UTF-8 byte buffer with a start and a length per row (the layout Arrow uses too), and ids are
 compared eight bytes at a time. Hashes only find candidates; every match they suggest is checked
 byte for byte (``equal``), and the caller falls back to exact Python when a check fails, so a
 hash collision can cost time but never change a figure.
