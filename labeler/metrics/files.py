@@ -9,11 +9,13 @@ line by line by the grammar itself.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 from labeler.conversations import read_turn
 from labeler.errors import LabelerError
 from labeler.metrics.fastread import fast_qrels, fast_run
+from labeler.metrics.keys import HashCollision
 from labeler.metrics.tables import Qrels, Run
 from labeler.metrics.types import Order
 from labeler.models import Question
@@ -125,6 +127,8 @@ def read_run(path: str | Path, *, name: str | None = None, order: Order | None =
         run = _rows_run(path, name, keep_ranks=keep_ranks, keep_scores=keep_scores)
     if order != "score":
         run.pair_keys()  # sorted here, beside the reading of the test set (see Run.pair_keys)
+        with contextlib.suppress(HashCollision):  # the evaluation then works exactly
+            run.first_listed_twice()  # checked here too
     return run
 
 

@@ -290,6 +290,19 @@ class Run:
             self._cache["keys"] = sorted_keys(self.question_index, _chunk_hashes(self), bits)
         return self._cache["keys"]
 
+    def first_listed_twice(self) -> tuple[int, int] | None:
+        """The first two rows that list the same chunk for one question (``first_duplicate``
+        of ``pair_keys``), or None. Computed once: a reader checks while the test set is read;
+        raises ``HashCollision`` (each time) when two ids share a key."""
+        if "twice" not in self._cache:
+            try:
+                self._cache["twice"] = first_duplicate(self.pair_keys(), self.chunks)
+            except HashCollision:
+                self._cache["twice"] = HashCollision
+        if self._cache["twice"] is HashCollision:
+            raise HashCollision
+        return self._cache["twice"]
+
     def records(self) -> dict[str, list[tuple[str, int | None, float | None]]]:
         """Question -> (chunk, rank, score) in the source's row order: the plain view."""
         out: dict[str, list[tuple[str, int | None, float | None]]] = {q: [] for q in self.questions}
