@@ -11,26 +11,17 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from labeler.conversations import read_turn
 from labeler.errors import LabelerError
 from labeler.metrics.fastread import fast_qrels, fast_run
 from labeler.metrics.keys import HashCollision
 from labeler.metrics.tables import Qrels, Run
 from labeler.metrics.types import Order
-from labeler.models import Question
-from labeler.readers import (
-    JSON,
-    JSONL,
-    as_bool,
-    as_id,
-    as_tags,
-    check_file,
-    empty_file,
-    iter_jsonl,
-    iter_qrels,
-    iter_run,
-)
+from labeler.readers.files import JSON, JSONL, check_file, empty_file
+
+if TYPE_CHECKING:
+    from labeler.models import Question
 
 
 def _trec(path: Path) -> bool:
@@ -38,6 +29,8 @@ def _trec(path: Path) -> bool:
 
 
 def _rows_qrels(path: Path) -> Qrels:
+    from labeler.readers.qrels import iter_qrels  # the line reader: loaded when it is needed
+
     questions: list[str] = []
     chunks: list[str] = []
     grades: list[int] = []
@@ -86,6 +79,8 @@ def _ranks_from_scores(questions: list[str], chunks: list[str], scores: list[flo
 
 
 def _rows_run(path: Path, name: str, *, keep_ranks: bool, keep_scores: bool) -> Run:
+    from labeler.readers.runs import iter_run  # the line reader: loaded when it is needed
+
     questions: list[str] = []
     chunks: list[str] = []
     ranks: list[int | None] = []
@@ -136,6 +131,11 @@ def read_questions(path: str | Path) -> tuple[Question, ...]:
     """Questions JSON lines: ``id`` (or ``question_id``), optional ``tags`` (a list of text),
     ``unanswerable`` (true or false) and ``conversation`` (a turn's, as a version's
     questions.jsonl holds it); other fields are ignored."""
+    from labeler.conversations import read_turn  # the test set's questions only: loaded here
+    from labeler.models import Question
+    from labeler.readers.fields import as_bool, as_id, as_tags
+    from labeler.readers.jsonfiles import iter_jsonl
+
     path = check_file(path)
     out: dict[str, Question] = {}
     for line, record in iter_jsonl(path):
