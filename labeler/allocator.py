@@ -39,4 +39,26 @@ def keep_freed_memory() -> None:
     libc.mallopt(_M_ARENA_MAX, 1)
 
 
-__all__ = ["keep_freed_memory"]
+def prefault(size: int, *, block: int = 8 << 20) -> None:
+    """Have the kernel hand the process ``size`` bytes of zeroed memory now, and keep them
+    with the allocator for the next blocks (``keep_freed_memory``; blocks of ``block`` bytes, so
+    that they come from the heap, and are freed together, so that they make one free stretch).
+    Meant for a thread of its own while the process does other work on one core: ctypes gives
+    up the interpreter's lock for every call, so the kernel's zeroing runs on the idle one."""
+    libc = _libc()
+    if libc is None or size <= 0:
+        return
+    libc.malloc.restype = ctypes.c_void_p
+    libc.free.argtypes = [ctypes.c_void_p]
+    taken = []
+    for _ in range(-(-size // block)):
+        address = libc.malloc(block)
+        if not address:
+            break
+        ctypes.memset(address, 0, block)
+        taken.append(address)
+    for address in reversed(taken):
+        libc.free(address)
+
+
+__all__ = ["keep_freed_memory", "prefault"]
