@@ -11,9 +11,9 @@ import sys
 
 import pytest
 
-CHILD = r"""
+COMMON = r"""
 import ctypes, sys
-from labeler.allocator import keep_freed_memory
+from labeler.allocator import keep_freed_memory, prefault
 
 def anon_mb():
     with open("/proc/self/status") as status:
@@ -21,12 +21,17 @@ def anon_mb():
             if line.startswith("RssAnon"):
                 return int(line.split()[1]) // 1024
 
-if sys.argv[1] == "keep":
-    keep_freed_memory()
 libc = ctypes.CDLL(None)
 libc.malloc.restype = ctypes.c_void_p
 libc.free.argtypes = [ctypes.c_void_p]
 libc.memset.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t]
+"""
+
+CHILD = (
+    COMMON
+    + r"""
+if sys.argv[1] == "keep":
+    keep_freed_memory()
 # 100 blocks of 1 MiB: by default each is mapped on its own and unmapped when freed.
 blocks = [libc.malloc(1 << 20) for _ in range(100)]
 for block in blocks:
@@ -36,6 +41,7 @@ for block in blocks:
     libc.free(block)
 print(before, anon_mb())
 """
+)
 
 
 def _resident(mode: str) -> tuple[int, int]:
@@ -54,27 +60,18 @@ def test_freed_blocks_stay_with_the_process_only_when_asked() -> None:
     assert before - after < 10  # kept for the next blocks
 
 
-PREFAULT = r"""
-import ctypes
-from labeler.allocator import keep_freed_memory, prefault
-
-def anon_mb():
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith("RssAnon"):
-                return int(line.split()[1]) // 1024
-
+PREFAULT = (
+    COMMON
+    + r"""
 keep_freed_memory()
 start = anon_mb()
 prefault(64 << 20)
 faulted = anon_mb()
-libc = ctypes.CDLL(None)
-libc.malloc.restype = ctypes.c_void_p
-libc.memset.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t]
 for _ in range(30):  # 60 MB of blocks of 2 MiB, written: the pages faulted ahead serve them
     libc.memset(libc.malloc(2 << 20), 1, 2 << 20)
 print(start, faulted, anon_mb())
 """
+)
 
 
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc and /proc")

@@ -49,6 +49,17 @@ def _slow_qrels(path: Path):
         return None
 
 
+def _in_blocks(block: int, read, *args, **options):
+    """``read(*args, **options)`` with the reader's blocks of ``block`` bytes (a fixture cannot
+    serve hypothesis' examples, hence no monkeypatch)."""
+    original = fastread.BLOCK
+    fastread.BLOCK = block
+    try:
+        return read(*args, **options)
+    finally:
+        fastread.BLOCK = original
+
+
 def _same_run(fast, slow) -> None:
     assert fast.questions == slow.questions
     assert fast.to_dict() == slow.to_dict()
@@ -97,12 +108,7 @@ def test_a_run_reads_as_the_line_reader_reads_it_or_is_declined(
 ) -> None:
     path = tmp_path_factory.mktemp("run") / "run.trec"
     path.write_bytes(raw)
-    original = fastread.BLOCK
-    fastread.BLOCK = block
-    try:
-        fast = fastread.fast_run(path, "r", keep_ranks=True, keep_scores=True)
-    finally:
-        fastread.BLOCK = original
+    fast = _in_blocks(block, fastread.fast_run, path, "r", keep_ranks=True, keep_scores=True)
     slow = _slow_run(path)
     if slow is None:
         assert fast is None
@@ -117,12 +123,7 @@ def test_a_plain_run_is_never_declined(
 ) -> None:
     path = tmp_path_factory.mktemp("run") / "run.trec"
     path.write_bytes(raw)
-    original = fastread.BLOCK
-    fastread.BLOCK = block
-    try:
-        fast = fastread.fast_run(path, "r", keep_ranks=True, keep_scores=True)
-    finally:
-        fastread.BLOCK = original
+    fast = _in_blocks(block, fastread.fast_run, path, "r", keep_ranks=True, keep_scores=True)
     assert fast is not None
     _same_run(fast, _slow_run(path))
 
@@ -140,12 +141,7 @@ def test_qrels_read_as_the_line_reader_reads_them_or_are_declined(
             lines.append(f"{question} 0 {chunk} {grade}")
     path = tmp_path_factory.mktemp("qrels") / "qrels.txt"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    original = fastread.BLOCK
-    fastread.BLOCK = block
-    try:
-        fast = fastread.fast_qrels(path)
-    finally:
-        fastread.BLOCK = original
+    fast = _in_blocks(block, fastread.fast_qrels, path)
     slow = _slow_qrels(path)
     if slow is None:
         assert fast is None
