@@ -15,7 +15,7 @@ Why not a CSV library: Arrow's reader (used here until 2026-12) built a table th
 copied, and on a virtual machine, where every fresh page is zeroed first and often fetched
 from the host, that memory cost more than the parse. Here a block's temporaries are reused
 from block to block, the ids are copied once, and nothing else is made but the columns
-(docs/benchmarks.md, "Fresh memory").
+(docs/benchmarks.md, "A reader of our own").
 """
 
 from __future__ import annotations
@@ -28,8 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from labeler.metrics.strings import MASKS as _MASKS_OF
-from labeler.metrics.strings import Strings, hash64, pad
+from labeler.metrics.strings import MASKS, Strings, hash64, pad
 from labeler.metrics.tables import Qrels, Run, with_hashes
 from labeler.readers.fields import GRADE_LIMIT, RANK_LIMIT
 from labeler.readers.files import BOM, UTF16_BOMS
@@ -253,7 +252,7 @@ def _eight_digits(block: np.ndarray, begin: np.ndarray, digits: np.ndarray) -> n
     integer operations: the classic SWAR parse). The bytes after a number are read as '0's,
     which multiplies it by a power of ten that is then divided out."""
     words, _ = Strings(begin, digits, block).word(0)
-    words |= _ZEROS & ~_MASKS_OF[digits]  # past the number: '0'
+    words |= _ZEROS & ~MASKS[digits]  # past the number: '0'
     # Every byte a digit: its high nibble is 3, and adding 6 leaves it 3 (no carry past 9).
     if ((words & _HIGH_NIBBLES) != _ZEROS).any():
         return None
