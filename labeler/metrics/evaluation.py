@@ -131,8 +131,6 @@ class RunResult:
 def _mapped_questions(questions: tuple[str, ...], run: Run) -> tuple[np.ndarray, tuple[str, ...]]:
     """Each run question's index in the test set's ``questions`` (-1: not in it), and the
     ignored ones."""
-    if run.questions == questions:  # the test set lists the run's questions, in its order
-        return np.arange(len(questions), dtype=np.int32), ()
     index = {q: i for i, q in enumerate(questions)}
     mapped = np.fromiter((index.get(q, -1) for q in run.questions), np.int32, len(run.questions))
     ignored = tuple(q for q, m in zip(run.questions, mapped.tolist(), strict=True) if m < 0)
@@ -301,11 +299,12 @@ class RankedLayout:
 def ranked_layout(questions: tuple[str, ...], run: Run, options: Options) -> RankedLayout:
     """Where each result of ``run`` sits, for a test set of ``questions`` (see
     ``ranked_rows``)."""
-    mapped, ignored = _mapped_questions(questions, run)
-    if run.questions == questions and run.question_index.dtype == np.int32:
-        row_question = run.question_index.view()  # the same numbers: no copy, and read only
-        row_question.flags.writeable = False
+    if run.questions == questions:  # the test set lists the run's questions, in its order
+        mapped, ignored = np.arange(len(questions), dtype=np.int32), ()
+        row_question = run.question_index.astype(np.int32, copy=False).view()  # no copy ...
+        row_question.flags.writeable = False  # ... and read only
     else:
+        mapped, ignored = _mapped_questions(questions, run)
         row_question = mapped[run.question_index] if len(run) else np.zeros(0, dtype=np.int32)
     # None: every row (every question of the run is in the test set, as is usual).
     rows: np.ndarray | None = np.flatnonzero(row_question >= 0) if ignored else None

@@ -353,14 +353,9 @@ def _decimals(
 def _parsed(
     block: np.ndarray, starts: np.ndarray, lengths: np.ndarray, rows: np.ndarray
 ) -> np.ndarray:
-    """The decimals of the fields ``rows`` (a mask) by numpy's parser: the fields' bytes as
-    fixed-width strings, zero-padded, converted to floats."""
-    starts, lengths = starts[rows], lengths[rows]
-    width = int(lengths.max())
-    offsets = np.arange(width)
-    at = np.minimum(starts[:, None] + offsets, len(block) - 1)
-    matrix = np.where(offsets < lengths[:, None], block[at], 0).astype(np.uint8)
-    return np.ascontiguousarray(matrix).view(f"S{width}").ravel().astype(np.float64)
+    """The decimals of the fields ``rows`` (a mask) by numpy's parser."""
+    fields = Strings(starts[rows], lengths[rows].astype(np.int32), block)
+    return fields.fixed_width().astype(np.float64)
 
 
 def _groups(

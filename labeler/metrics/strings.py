@@ -83,18 +83,31 @@ class Strings:
             for j in range(words):
                 slots[:, j] = self.word(j)[0]
             return np.arange(at, at + width * count, width, dtype=np.int64), width * count
-        ends = np.cumsum(self.lengths, dtype=np.int64)
-        index = np.repeat(self.starts - (ends - self.lengths), self.lengths)
-        index += np.arange(total)
+        index, starts = self._joined_index()
         np.take(self.data, index, out=buffer[at : at + total])
-        return ends - self.lengths + at, -(-total // 8) * 8
+        return starts + at, -(-total // 8) * 8
 
     def joined(self) -> np.ndarray:
         """The strings' bytes one after another."""
+        return self.data[self._joined_index()[0]]
+
+    def _joined_index(self) -> tuple[np.ndarray, np.ndarray]:
+        """Where in ``data`` each byte of the strings one after another is, and where each
+        string starts among them."""
         ends = np.cumsum(self.lengths, dtype=np.int64)
-        index = np.repeat(self.starts - (ends - self.lengths), self.lengths)
+        starts = ends - self.lengths
+        index = np.repeat(self.starts - starts, self.lengths)
         index += np.arange(int(ends[-1]) if len(ends) else 0)
-        return self.data[index]
+        return index, starts
+
+    def fixed_width(self) -> np.ndarray:
+        """The strings as numpy fixed-width bytes (``S`` of the longest's length, zero-padded:
+        they sort byte-wise, a prefix first as strcmp does, and numpy parses numbers in them)."""
+        width = max(int(self.lengths.max()) if len(self) else 0, 1)
+        offsets = np.arange(width)
+        at = np.minimum(self.starts[:, None] + offsets, len(self.data) - 1)
+        matrix = np.where(offsets < self.lengths[:, None], self.data[at], 0).astype(np.uint8)
+        return np.ascontiguousarray(matrix).view(f"S{width}").ravel()
 
     def get(self, i: int) -> str:
         start = int(self.starts[i])
@@ -178,14 +191,7 @@ def byte_order(strings: Strings, rows: np.ndarray) -> np.ndarray:
     """The rank of each of ``strings[rows]`` in byte-wise order (equal strings, equal ranks)."""
     if len(rows) == 0:
         return np.zeros(0, dtype=np.int64)
-    width = max(int(strings.lengths[rows].max()), 1)
-    offsets = np.arange(width)
-    lengths = strings.lengths[rows]
-    at = np.minimum(strings.starts[rows][:, None] + offsets, len(strings.data) - 1)
-    matrix = np.where(offsets < lengths[:, None], strings.data[at], 0).astype(np.uint8)
-    # Fixed-width bytes sort byte-wise; the zero padding sorts a prefix first, as strcmp does.
-    fixed = np.ascontiguousarray(matrix).view(f"S{width}").ravel()
-    _, ranks = np.unique(fixed, return_inverse=True)
+    _, ranks = np.unique(strings.take(rows).fixed_width(), return_inverse=True)
     return ranks.reshape(-1).astype(np.int64)
 
 
